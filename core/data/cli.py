@@ -1,7 +1,7 @@
 """``gui-agent data ...``: convert, clean, add-solution, inspect.
 
-The ``run_*`` functions are the implementation (the ``Data/utils/*.py`` scripts and the typer commands both
-call them); each returns its :class:`ConversionSummary`. Exit codes of the commands: 0 success, 1 a record or
+The ``run_*`` functions are the implementation (the typer commands call them; ``Data/utils/*.py`` run the
+commands); each returns its :class:`ConversionSummary`. Exit codes of the commands: 0 success, 1 a record or
 input error that was not skipped (the message names the record and field), 2 bad command-line usage.
 """
 
@@ -366,23 +366,4 @@ def register(app: typer.Typer) -> None:
     app.add_typer(data_app, name="data")
 
 
-def run(argv: Sequence[str]) -> int:
-    """Run ``gui-agent data <argv>`` in-process (the ``Data/utils`` scripts use it); returns the exit code."""
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    try:
-        rv = data_app(list(argv), prog_name="gui-agent data", standalone_mode=False)
-    except typer.Exit as e:
-        return e.exit_code
-    except SystemExit as e:
-        return int(e.code or 0)
-    except Exception as e:  # click usage errors come back as exceptions with standalone_mode=False
-        import click
-
-        if isinstance(e, click.ClickException):
-            e.show()
-            return e.exit_code
-        raise
-    return rv if isinstance(rv, int) else 0
-
-
-__all__ = ["data_app", "register", "run", "run_add_solution", "run_clean", "run_convert", "run_inspect"]
+__all__ = ["data_app", "register", "run_add_solution", "run_clean", "run_convert", "run_inspect"]
