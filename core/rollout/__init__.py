@@ -1,0 +1,13 @@
+"""Online episodes: a model (or a scripted / random policy) acting in an environment, judged by task success.
+
+- :mod:`core.rollout.session`: :class:`EpisodeSession`, the one implementation of the episode loop (prompt from
+  the env's screenshot and info, parse the answer, map frames, step the env, record the turn). ``gui-agent
+  rollout`` and the verl agent loop both drive it.
+- :mod:`core.rollout.policies`: model backends, the scripted (gold) and the random policy.
+- :mod:`core.rollout.runner`: many episodes, resumable ``episodes.jsonl``, the summary and the episode gallery.
+- :mod:`core.rollout.envs`: the environments ``--env`` names.
+"""
+
+from core.rollout.session import Episode, EpisodeSession, StepRecord
+
+__all__ = ["Episode", "EpisodeSession", "StepRecord"]

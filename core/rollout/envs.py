@@ -1,0 +1,54 @@
+"""The environments ``gui-agent rollout --env`` knows: how to make one and list its tasks.
+
+Every env follows the shared contract of ``core.world`` (gymnasium API, screenshot observations in screen pixels,
+``core.actions.Action`` actions, the ``info`` keys :class:`core.rollout.session.EpisodeSession` reads). A new env
+adds one entry to :data:`ENVS`; imports happen only when the env is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """``make(**options)`` returns a fresh env; ``tasks(split)`` the tasks of a split, in a fixed order;
+    ``default_split`` is what ``--tasks`` means when omitted (the held-out tasks)."""
+
+    make: Callable[..., Any]
+    tasks: Callable[[str], list[Any]]
+    default_split: str
+    splits: tuple[str, ...]
+
+
+def _sim_phone(**options: Any) -> Any:
+    import gymnasium
+
+    import core.world  # noqa: F401 - registers gui_agent/SimPhone-v0
+
+    return gymnasium.make("gui_agent/SimPhone-v0", **options)
+
+
+def _sim_phone_tasks(split: str) -> list[Any]:
+    from core.world import list_tasks
+
+    return list(list_tasks(split))
+
+
+ENVS: dict[str, EnvEntry] = {
+    "sim-phone": EnvEntry(make=_sim_phone, tasks=_sim_phone_tasks, default_split="test",
+                          splits=("train", "test_seed", "test_family", "test")),
+}
+
+
+def get_env(name: str) -> EnvEntry:
+    """The entry of env ``name``; ``ValueError`` listing the known names otherwise."""
+    try:
+        return ENVS[name]
+    except KeyError:
+        raise ValueError(f"unknown env {name!r}; known: {', '.join(sorted(ENVS))}") from None
+
+
+__all__ = ["ENVS", "EnvEntry", "get_env"]

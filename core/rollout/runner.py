@@ -1,0 +1,245 @@
+"""Run many episodes: resumable ``episodes.jsonl``, the summary, and a step-by-step HTML gallery.
+
+Output folder layout (``run_rollouts``):
+
+- ``episodes.jsonl``: one line per finished episode (:meth:`core.rollout.session.Episode.to_row` plus ``seed``,
+  ``policy``, ``model``, ``env``), appended and fsynced as each episode ends. Re-running the same command skips
+  the episode ids already there; a torn last line from a killed run is cut off first.
+- ``summary.json``: :func:`summarize` over the run's episodes (also written to ``--json``).
+- ``gallery/index.html``: the first ``gallery`` episodes, every screen with the gold target box (green) and
+  the model's point (red) drawn, the model text, the parsed action and what the env did with it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.inference.backends import describe
+from core.io import atomic_write_json, atomic_write_text, output_lock
+from core.inference.runner import PredictionWriter, load_done
+from core.rollout.policies import Policy
+from core.rollout.session import Episode, EpisodeSession
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode to run: its id (unique in the output), the env's task (id or task object) and reset seed."""
+
+    id: str
+    task: Any
+    seed: int
+
+
+def task_id(task: Any) -> str:
+    """The id of a task given as a string or as a task object with an ``id``."""
+    return task if isinstance(task, str) else str(task.id)
+
+
+def episode_specs(tasks: Sequence[Any], episodes: int | None = None, *, seed: int = 0) -> list[EpisodeSpec]:
+    """``episodes`` episodes over ``tasks`` in order (default: each task once); past the end the list repeats,
+    the k-th repetition with id suffix ``#k`` and reset seed ``seed + k``."""
+    if not tasks:
+        raise ValueError("no tasks to run")
+    n = len(tasks) if episodes is None else episodes
+    if n < 1:
+        raise ValueError(f"episodes must be >= 1, got {n}")
+    out = []
+    for i in range(n):
+        rep, task = divmod(i, len(tasks))[0], tasks[i % len(tasks)]
+        out.append(EpisodeSpec(id=task_id(task) + (f"#{rep}" if rep else ""), task=task, seed=seed + rep))
+    return out
+
+
+def run_episode(session: EpisodeSession, policy: Policy) -> Episode:
+    """Drive ``session`` with ``policy`` until the episode ends."""
+    while not session.done:
+        reply = policy([session])[0]
+        session.act(reply.text, error=reply.error)
+    return session.episode
+
+
+def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Task success rate, episodes, mean steps per episode, invalid-action rate (invalid turns / all turns),
+    ignored-action rate and per-family success of episode rows."""
+    rows = list(rows)
+    turns = sum(r["n_steps"] for r in rows)
+    fams: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        f = fams.setdefault(str(r.get("family")), {"episodes": 0, "successes": 0})
+        f["episodes"] += 1
+        f["successes"] += int(bool(r["success"]))
+    for f in fams.values():
+        f["success_rate"] = f["successes"] / f["episodes"]
+    n = len(rows)
+    return {
+        "success_rate": sum(bool(r["success"]) for r in rows) / n if n else 0.0,
+        "episodes": n,
+        "successes": sum(bool(r["success"]) for r in rows),
+        "mean_steps": turns / n if n else 0.0,
+        "invalid_rate": sum(r["n_invalid"] for r in rows) / turns if turns else 0.0,
+        "ignored_rate": sum(r["n_ignored"] for r in rows) / turns if turns else 0.0,
+        "errors": sum(1 for r in rows if r.get("error")),
+        "per_family": dict(sorted(fams.items())),
+    }
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:120]
+
+
+def _draw_steps(episode: Episode, folder: Path) -> None:
+    """Thumbnails of every kept screen with the gold box and the model's point (``core.eval.gallery``)."""
+    from PIL import Image
+
+    from core.eval.gallery import draw_failure
+
+    for rec in episode.steps:
+        if rec.screen is None:
+            continue
+        buf = io.BytesIO()
+        Image.fromarray(rec.screen[..., :3]).save(buf, format="PNG", compress_level=1)
+        point = rec.action.point if rec.action is not None else None
+        draw_failure(buf.getvalue(), {"gt_box": rec.gold_box, "pred_point": point},
+                     folder / f"{rec.index:03d}.png", max_side=360)
+
+
+def write_episode_gallery(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> Path:
+    """``out_dir/index.html`` for the episode ``rows`` whose step images exist in ``out_dir/<episode>/``."""
+    out, esc = Path(out_dir), (lambda v: html.escape("" if v is None else str(v)))
+    sections = []
+    for r in rows:
+        folder = out / _safe(r["id"])
+        if not folder.is_dir():
+            continue
+        cards = []
+        for s in r["steps"]:
+            img = folder / f"{s['index']:03d}.png"
+            pic = f'<img src="{esc(folder.name)}/{img.name}">' if img.is_file() else "<p>no screen</p>"
+            what = (f"invalid: {s['invalid']}" if s["invalid"] else
+                    f"ignored: {s['ignored']}" if s["ignored"] else f"reward {s['reward']}")
+            cards.append(f'<div class="card">{pic}<p><b>step {s["index"]}</b> {esc(json.dumps(s["action"]))}'
+                         f"<br>{esc(what)}<br>gold: {esc(json.dumps(s['gold_action']))}</p>"
+                         f"<pre>{esc((s['model_text'] or '')[:600])}</pre></div>")
+        verdict = "success" if r["success"] else ("error: " + str(r["error"]) if r.get("error") else "failed")
+        sections.append(f"<h2>{esc(r['id'])}: {esc(verdict)}</h2><p>{esc(r['instruction'])} "
+                        f"({esc(r.get('family'))}, {r['n_steps']} steps)</p><div class='steps'>{''.join(cards)}</div>")
+    page = ("<!doctype html><html><head><meta charset='utf-8'><title>episodes</title><style>"
+            "body{font-family:sans-serif;margin:1em}.steps{display:flex;flex-wrap:wrap;gap:.5em}"
+            ".card{border:1px solid #ccc;padding:.3em;width:240px;font-size:12px}.card img{width:100%}"
+            "pre{white-space:pre-wrap;background:#f6f6f6;max-height:12em;overflow:auto}</style></head><body>"
+            "<h1>episodes</h1><p>Green: the gold target box; red: the model's point.</p>"
+            + "".join(sections) + "</body></html>\n")
+    return atomic_write_text(out / "index.html", page)
+
+
+def _act_safely(session: EpisodeSession, reply: Any) -> BaseException | None:
+    """``session.act`` on ``reply``; an exception (the env crashed) is returned, not raised."""
+    try:
+        session.act(reply.text, error=reply.error)
+    except Exception as exc:  # noqa: BLE001 - an env crash ends its episode, not the run
+        return exc
+    return None
+
+
+def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return {r["id"]: r for r in rows}
+
+
+def run_rollouts(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy,
+                 output_dir: str | Path, *, session_options: dict[str, Any] | None = None, workers: int = 1,
+                 gallery: int = 20, run_info: dict[str, Any] | None = None, progress: bool = True
+                 ) -> dict[str, Any]:
+    """Run every episode of ``specs`` not already in ``output_dir/episodes.jsonl`` and return the summary of
+    all of them. ``workers`` episodes run at once, each in its own env (``make_env()``): the policy answers
+    them in one batch and their env steps run in threads. ``session_options`` go to
+    :class:`~core.rollout.session.EpisodeSession`; ``run_info`` (policy, model, env...) is added to every row
+    and the summary. An env that raises during an episode ends that episode with ``error`` (it counts as failed)."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if len({s.id for s in specs}) != len(specs):
+        raise ValueError("episode ids must be unique")
+    with output_lock(out / "episodes.jsonl"):  # a second run on the same folder fails at once
+        return _run_locked(make_env, specs, policy, out, dict(session_options or {}), workers, gallery,
+                           dict(run_info or {}), progress)
+
+
+def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy, out: Path,
+                opts: dict[str, Any], workers: int, gallery: int, info: dict[str, Any], progress: bool
+                ) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    path = out / "episodes.jsonl"
+    done, _ = load_done(path)
+    todo = [s for s in specs if s.id not in done]
+    in_gallery = {s.id for s in specs[:gallery]}
+    envs = [make_env() for _ in range(max(1, min(workers, len(todo))))] if todo else []
+    free, active, queue = list(envs), {}, list(reversed(todo))
+    start, n_turns = time.monotonic(), 0
+    stats = {"ok": sum(1 for s in specs if s.id in done), "success": 0}
+
+    def finish(spec: EpisodeSpec, episode: Episode, env: Any, writer: PredictionWriter, bar: Any) -> None:
+        writer.write_rows([{**episode.to_row(), "seed": spec.seed, **info}])
+        if spec.id in in_gallery:
+            _draw_steps(episode, out / "gallery" / _safe(spec.id))
+        free.append(env)
+        stats["success"] += int(episode.success)
+        bar.update(1)
+        bar.set_postfix(success=f"{stats['success']}/{bar.n - stats['ok']}", refresh=False)
+
+    def failed(spec: EpisodeSpec, exc: BaseException, partial: Episode | None) -> Episode:
+        ep = partial or Episode(id=spec.id, task_id=task_id(spec.task), family=None, app=None, instruction="",
+                                level=opts.get("level", "high"), template=opts.get("template", "guir1-high"),
+                                screen_size=(0, 0))
+        ep.error, ep.success = describe(exc), False
+        return ep
+
+    with PredictionWriter(path) as writer, tqdm(total=len(specs), initial=stats["ok"], unit="episode",
+                                                 desc="rollout", disable=not progress, dynamic_ncols=True) as bar, \
+            ThreadPoolExecutor(max_workers=max(1, len(envs))) as pool:
+        while queue or active:
+            while queue and free:
+                spec, env = queue.pop(), free.pop()
+                try:
+                    active[spec.id] = (spec, env, EpisodeSession(env, spec.task, episode_id=spec.id, seed=spec.seed,
+                                                                 keep_screens=spec.id in in_gallery, **opts))
+                except ValueError:
+                    raise  # bad options (template, level, limits): the whole run is wrong
+                except Exception as exc:  # noqa: BLE001 - the env failed to reset: that episode fails
+                    finish(spec, failed(spec, exc, None), env, writer, bar)
+            sessions = [s for _, _, s in active.values()]
+            replies = policy(sessions) if sessions else []
+            outcomes = pool.map(_act_safely, sessions, replies)
+            for (spec, env, session), crash in zip(list(active.values()), outcomes, strict=True):
+                n_turns += 1
+                if crash is not None or session.done:
+                    del active[spec.id]
+                    finish(spec, session.episode if crash is None else failed(spec, crash, session.episode), env,
+                           writer, bar)
+    for env in envs:
+        env.close()
+    rows = _read_rows(path)
+    mine = [rows[s.id] for s in specs if s.id in rows]
+    seconds = time.monotonic() - start
+    summary = {**summarize(mine), **info, "seconds": round(seconds, 3), "new_turns": n_turns,
+               "turns_per_s": round(n_turns / seconds, 2) if seconds > 0 and n_turns else None,
+               "output": str(path)}
+    if gallery:
+        summary["gallery"] = str(write_episode_gallery([r for r in mine if r["id"] in in_gallery], out / "gallery"))
+    atomic_write_json(out / "summary.json", summary)
+    return summary
+
+
+__all__ = ["EpisodeSpec", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
+           "write_episode_gallery"]
