@@ -14,10 +14,28 @@ MODEL ?= Qwen/Qwen2.5-VL-3B-Instruct
 DATASET ?= gui-r1-3k
 PRED_DIR ?= outputs/guir1/predictions
 
+# Plain `make` prints the front door (the included files must not pick the default target).
+.DEFAULT_GOAL := help
+
 # Per-concern targets (data, sft, grpo, eval, inference) live in mk/*.mk.
 include $(wildcard mk/*.mk)
 
-.PHONY: setup test test-fast lint demo lock clean-envs
+.PHONY: help setup test test-fast lint demo lock clean-envs
+
+help:
+	@echo "gui-agent: make <target> [VAR=value ...]; every target picks its own env under $(VENVS)/ (README.md)"
+	@echo "  setup              create $(VENVS)/{base,rl,llamafactory} from the pinned lock files"
+	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine)"
+	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
+	@echo "  demo               every stage on CPU in about a minute, nothing downloaded"
+	@echo "  data-download      GUI-R1-3K parquets from the Hugging Face Hub into $(GUIR1_DIR) (network)"
+	@echo "  data               $(GUIR1_DIR)/{train,test}.parquet -> verl, LLaMA-Factory, ms-swift, VLM-R1 formats"
+	@echo "  data-convert       any source: make data-convert DATA_FROM=screenagent DATA_INPUT=path [DATA_TARGETS=...]"
+	@echo "  sft-llamafactory / sft-swift    SFT recipes (MODEL=..., DATASET=...)"
+	@echo "  grpo-verl / grpo-trl / grpo-swift    GRPO recipes (MODEL=...)"
+	@echo "  infer              predictions for every benchmark in $(GUIR1_DIR) (MODEL_PATH=...)"
+	@echo "  eval               scores, plots and failure galleries (PRED_DIR=...)"
+	@echo "  bench              every benchmark that prints numbers (bench-parsers, bench-eval, ...)"
 
 SHARED_DATA ?= ../shared/data
 DEMO_OUT ?= outputs/demo

@@ -1,7 +1,7 @@
 """Benchmark of ``core.eval``: rows/s scoring 100k prediction rows, and peak Python memory at 10k vs 100k rows
 (flat when scoring streams).
 
-    .venvs/rl/bin/python bench/eval.py [--rows 100000]
+    make bench-eval [BENCH_ARGS="--rows 100000"]      (= .venvs/rl/bin/python bench/eval.py)
 
 Rows are GUI-R1 navigation rows (AndroidControl-style: click / long_press / type / scroll / press_back, gold
 points on a 1080x2400 screen) and ScreenSpot grounding rows, with predictions right or wrong at random (seeded).
@@ -75,13 +75,15 @@ def main() -> None:
         small_n = max(1, args.rows // 10)
         for name, make, bench in (("navigation", nav_row, "androidcontrol_high"),
                                   ("grounding", grounding_row, "screenspot")):
+            print(f"{name}: writing {args.rows} + {small_n} prediction rows ...", flush=True)
             big = write_rows(Path(d) / f"{name}_big.jsonl", args.rows, make)
             small = write_rows(Path(d) / f"{name}_small.jsonl", small_n, make)
             for mode in ("strict", "guir1"):
+                print(f"{name} {mode}: scoring (rate, then peak memory at both sizes) ...", flush=True)
                 r = rate(big, bench, mode, args.rows)
                 m_small, m_big = peak_mib(small, bench, mode), peak_mib(big, bench, mode)
                 print(f"{name:10s} {mode:6s} {args.rows} rows: {r:9.0f} rows/s; peak Python memory "
-                      f"{m_small:.2f} MiB at {small_n} rows, {m_big:.2f} MiB at {args.rows} rows")
+                      f"{m_small:.2f} MiB at {small_n} rows, {m_big:.2f} MiB at {args.rows} rows", flush=True)
 
 
 if __name__ == "__main__":

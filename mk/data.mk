@@ -1,75 +1,98 @@
 # Data targets.
 #
-#   make data                  GUI-R1 train/test parquets in $(GUIR1_DIR) -> every backend's training format,
-#                              at GUI-R1's training resize, named $(DATASET) (what the SFT/GRPO recipes read):
+#   make data-download         GUI-R1-3K (Hugging Face dataset ritzzai/GUI-R1: train.parquet, test.parquet and the
+#                              eight <benchmark>_test.parquet files) into $(GUIR1_DIR) with Data/hfd.sh; needs network
+#   make data                  $(GUIR1_DIR)/{train,test}.parquet -> $(DATA_TARGETS), at GUI-R1's training resize,
+#                              named $(DATASET) (what the SFT/GRPO recipes read):
 #                                verl          Data/verl/$(DATASET)/{train,test}.parquet      (make grpo-verl)
 #                                llamafactory  LLaMA-Factory/data/$(DATASET)/ + dataset_info.json entries
 #                                              $(DATASET) and $(DATASET)-test                 (make sft-llamafactory)
 #                                swift         Data/swift/$(DATASET){,-test}.jsonl            (make sft-swift)
-#                                vlmr1         Data/vlmr1/$(DATASET){,-test}.jsonl + .hf/     (trl / VLM-R1)
-#   make data-convert          any source: every $(DATA_GLOB) under $(DATA_DIR) -> $(DATA_TARGETS)
-#   make data DATA_FROM=screenspot ... is the same as data-convert for other sources
-#   make data-inspect          counts per action / task type and the box convention of each input
-#   make data-download         Data/hfd.sh (GUI-R1-3K from the Hugging Face Hub; needs network)
+#                                vlmr1         Data/vlmr1/$(DATASET){,-test}.jsonl + .hf/     (make grpo-trl)
+#                                unified, mobile_use   Data/<target>/$(DATASET){,-test}.*
+#   make data-convert DATA_FROM=screenagent DATA_INPUT=../shared/data/screenagent [DATA_TARGETS="unified"]
+#                              any source: every file or folder of DATA_INPUT -> DATA_OUT/<target>/
+#   make data DATA_FROM=screenspot DATA_INPUT=...   the same as data-convert (any DATA_FROM but guir1)
+#   make data-inspect DATA_FROM=... DATA_INPUT=...  counts per action / task type and the box convention
 #
 # Variables:
-#   GUIR1_DIR     folder holding GUI-R1's train.parquet / test.parquet   (Data/GUI-R1-3K)
-#   DATA_PIXELS   resize stored images to smart_resize within these bounds (GUI-R1 training: 3136..1258291);
+#   GUIR1_DIR     GUI-R1's parquets: the one default data root (make data-download, make data, make infer)
+#                                                                       (Data/GUI-R1-3K)
+#   DATA_TARGETS  space-separated targets (verl llamafactory swift vlmr1 unified mobile_use)
+#                                                                       (make data: verl llamafactory swift vlmr1;
+#                                                                        data-convert: unified)
+#   DATA_PIXELS   make data: store images at smart_resize within these bounds (GUI-R1 training: 3136..1258291);
 #                 the SFT recipes use the same bounds, so gold coordinates match the pixels the model sees
 #   DATA_WORKERS  image threads                                         (2)
-#   DATA_ROOT     where the verl / swift / vlmr1 exports go             (Data)
+#   DATA_ROOT     where the verl / swift / vlmr1 / unified exports go  (Data)
 #   LF_DATA_DIR   LLaMA-Factory dataset_dir (dataset_info.json)         (LLaMA-Factory/data)
-#   DATA_DIR      folder scanned for inputs (data-convert)             (Data)
 #   DATA_FROM     source format (guir1 screenspot aitw mind2web guiodyssey screenagent unified)  (guir1)
-#   DATA_GLOB     file pattern of the inputs under DATA_DIR         (*.parquet)
-#   DATA_TARGETS  space-separated targets (unified verl llamafactory swift vlmr1 mobile_use)  (unified verl)
-#   DATA_OUT      output root; one folder per target                 ($(DATA_DIR)/converted)
+#   DATA_INPUT    data-convert: space-separated input files or folders (folder sources: the folder itself)
+#   DATA_OUT      data-convert output root; one folder per target     (Data/converted)
 #   DATA_IMAGES   --images folder for sources that name image files  (empty)
 #   DATA_ARGS     extra convert options, e.g. --skip-missing --workers 4
+#   HFD_ARGS      extra Data/hfd.sh options, e.g. --dry-run (print the download command only)
 GUIR1_DIR ?= Data/GUI-R1-3K
 DATA_ROOT ?= Data
 LF_DATA_DIR ?= LLaMA-Factory/data
 DATA_PIXELS ?= --max-pixels 1258291 --min-pixels 3136
 DATA_WORKERS ?= 2
-DATA_DIR ?= Data
 DATA_FROM ?= guir1
-DATA_GLOB ?= *.parquet
-DATA_TARGETS ?= unified verl
-DATA_OUT ?= $(DATA_DIR)/converted
+DATA_INPUT ?=
+DATA_OUT ?= Data/converted
 DATA_IMAGES ?=
 DATA_ARGS ?=
+HFD_ARGS ?=
+ifeq ($(DATA_FROM),guir1)
+DATA_TARGETS ?= verl llamafactory swift vlmr1
+else
+DATA_TARGETS ?= unified
+endif
 
 _DATA_IMAGES_OPT = $(if $(DATA_IMAGES),--images $(DATA_IMAGES),)
-_DATA_INPUTS = find $(DATA_DIR) -path $(DATA_OUT) -prune -o -type f -name '$(DATA_GLOB)' -print | sort
+_NEED_INPUT = @test -n "$(DATA_INPUT)" || { echo "set DATA_INPUT=<file or folder> (and DATA_FROM=<source>; see Data/README.md)"; exit 2; }
 
-.PHONY: data data-convert data-inspect data-download
+.PHONY: data data-guir1 data-convert data-inspect data-download
+
+ifeq ($(DATA_FROM),guir1)
+data: data-guir1
+else
+data: data-convert
+endif
 
 _CONVERT = $(RL)/python -m core data convert --from guir1 $(DATA_PIXELS) --workers $(DATA_WORKERS) $(DATA_ARGS)
 
-data: $(VENVS)/rl/.ready
+# Output folder and name of each target (verl keeps GUI-R1's train/test file names inside one folder).
+data-guir1: $(VENVS)/rl/.ready
 	@test -f $(GUIR1_DIR)/train.parquet || { echo "no $(GUIR1_DIR)/train.parquet: run make data-download (or set GUIR1_DIR)"; exit 1; }
 	@set -e; for split in train test; do \
 	  f=$(GUIR1_DIR)/$$split.parquet; [ -f $$f ] || continue; \
 	  n=$(DATASET)$$( [ $$split = test ] && echo -test || true); \
-	  echo "== $$f ($$split)"; \
-	  $(_CONVERT) --to verl --input $$f --output $(DATA_ROOT)/verl/$(DATASET) --name $$split; \
-	  $(_CONVERT) --to llamafactory --input $$f --output $(LF_DATA_DIR)/$(DATASET) --name $$n; \
-	  $(_CONVERT) --to swift --input $$f --output $(DATA_ROOT)/swift --name $$n; \
-	  $(_CONVERT) --to vlmr1 --input $$f --output $(DATA_ROOT)/vlmr1 --name $$n; \
+	  for t in $(DATA_TARGETS); do \
+	    case $$t in \
+	      verl) out=$(DATA_ROOT)/verl/$(DATASET); name=$$split ;; \
+	      llamafactory) out=$(LF_DATA_DIR)/$(DATASET); name=$$n ;; \
+	      *) out=$(DATA_ROOT)/$$t; name=$$n ;; \
+	    esac; \
+	    echo "== $$f ($$split) -> $$t"; \
+	    $(_CONVERT) --to $$t --input $$f --output $$out --name $$name; \
+	  done; \
 	done
 
-data-convert:
-	@inputs="$$($(_DATA_INPUTS))"; \
-	if [ -z "$$inputs" ]; then echo "no $(DATA_GLOB) under $(DATA_DIR) (see Data/README.md, make data-download)"; exit 1; fi; \
-	for f in $$inputs; do for t in $(DATA_TARGETS); do \
+data-convert: $(VENVS)/rl/.ready
+	$(_NEED_INPUT)
+	@set -e; for f in $(DATA_INPUT); do for t in $(DATA_TARGETS); do \
 	  echo "== $$f -> $$t"; \
 	  $(RL)/python -m core data convert --from $(DATA_FROM) --to $$t --input "$$f" \
-	    --output $(DATA_OUT)/$$t $(_DATA_IMAGES_OPT) $(DATA_ARGS) || exit $$?; \
+	    --output $(DATA_OUT)/$$t $(_DATA_IMAGES_OPT) $(DATA_ARGS); \
 	done; done
 
-data-inspect:
-	@for f in $$($(_DATA_INPUTS)); do echo "== $$f"; \
-	  $(RL)/python -m core data inspect --from $(DATA_FROM) --input "$$f" $(_DATA_IMAGES_OPT) || exit $$?; done
+data-inspect: $(VENVS)/rl/.ready
+	$(_NEED_INPUT)
+	@set -e; for f in $(DATA_INPUT); do echo "== $$f"; \
+	  $(RL)/python -m core data inspect --from $(DATA_FROM) --input "$$f" $(_DATA_IMAGES_OPT); done
 
+# Offline mode (exported by the Makefile for every other target) is turned off for the download alone;
+# hfd.sh finds `hf` in the project's environments.
 data-download:
-	bash Data/hfd.sh
+	HF_HUB_OFFLINE=0 HF_DATASETS_OFFLINE=0 TRANSFORMERS_OFFLINE=0 bash Data/hfd.sh --local-dir $(GUIR1_DIR) $(HFD_ARGS)

@@ -2,10 +2,7 @@
 EVAL_OUT ?= $(PRED_DIR)/eval
 EVAL_MODES ?= strict guir1
 
-.PHONY: eval bench-eval
+.PHONY: eval
 
 eval: $(VENVS)/rl/.ready
 	MODES="$(EVAL_MODES)" bash experiments/guir1/eval.sh "$(PRED_DIR)" "$(EVAL_OUT)"
-
-bench-eval: $(VENVS)/rl/.ready
-	$(RL)/python bench/eval.py

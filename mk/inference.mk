@@ -1,15 +1,16 @@
 # Inference: predictions for every benchmark file (experiments/guir1/inference.sh), then `make eval`.
 #
-#   make infer MODEL_PATH=ckpt/actor/huggingface INFER_DATA=datasets/GUI-R1        # vLLM, all GPUs
+#   make infer MODEL_PATH=ckpt/actor/huggingface                                    # vLLM, all GPUs
 #   make infer MODEL_PATH=... INFER_BACKEND=hf INFER_PROMPT=guir1                     # CPU / 1 GPU, GUI-R1's prompts
-#   make infer-one MODEL_PATH=... INFER_INPUT=datasets/GUI-R1/screenspot_test.parquet INFER_OUTPUT=pred/screenspot_test.json
+#   make infer-one MODEL_PATH=... INFER_INPUT=Data/GUI-R1-3K/screenspot_test.parquet INFER_OUTPUT=outputs/pred/screenspot_test.json
 #   make test-inference                                                               # the inference tests (CPU)
 #
-# Variables: MODEL_PATH (required), INFER_DATA (datasets/GUI-R1), PRED_DIR root (outputs/guir1/predictions),
-# INFER_BACKEND vllm|hf|openai (vllm), INFER_PROMPT train|guir1|<template> (train), INFER_MAX_PIXELS (1258291),
-# INFER_ARGS extra `gui-agent infer` options.
+# All benchmark files run in one process, so the model loads once.
+# Variables: MODEL_PATH (required), INFER_DATA (GUIR1_DIR = Data/GUI-R1-3K, what make data-download writes),
+# PRED_DIR root (outputs/guir1/predictions), INFER_BACKEND vllm|hf|openai (vllm), INFER_PROMPT train|guir1|<template>
+# (train), INFER_MAX_PIXELS (1258291), INFER_ARGS extra `gui-agent infer` options.
 MODEL_PATH ?=
-INFER_DATA ?= datasets/GUI-R1
+INFER_DATA ?= $(GUIR1_DIR)
 INFER_BACKEND ?= vllm
 INFER_PROMPT ?= train
 INFER_MAX_PIXELS ?= 1258291

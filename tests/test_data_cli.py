@@ -197,4 +197,4 @@ def test_data_utils_wrappers(tmp_path):
 def test_hfd_help():
     r = subprocess.run(["bash", str(ROOT / "Data" / "hfd.sh"), "--help"], capture_output=True, text=True, timeout=30,
                        check=False)
-    assert r.returncode == 0 and "ritzz-ai/GUI-R1-3K" in r.stdout
+    assert r.returncode == 0 and "ritzzai/GUI-R1" in r.stdout and "Data/GUI-R1-3K" in r.stdout

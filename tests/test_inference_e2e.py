@@ -138,6 +138,7 @@ def test_experiment_script_names_files_like_guir1(tiny_model, bench_dir, tmp_pat
     pred_dir = tmp_path / "pred" / Path(tiny_model).name
     assert sorted(p.name for p in pred_dir.iterdir()) == ["androidcontrol_high_test.json", "screenspot_test.json"]
     assert "skip guiodyssey" in proc.stdout
+    assert proc.stderr.count("backend ready for 2 file(s)") == 1, proc.stderr  # one model load for every file
     assert {r["template"] for r in rows(pred_dir / "androidcontrol_high_test.json")} == {
         "guir1-inference-androidcontrol"}
     assert {r["template"] for r in rows(pred_dir / "screenspot_test.json")} == {"guir1-inference-screenspot"}

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+
+#: ``--prompt`` value meaning each step's training template (``core.prompts.default_template_for``).
+TRAINING_TEMPLATE = "train"
 
 
 class BackendName(str, Enum):
@@ -18,10 +24,13 @@ class BackendName(str, Enum):
 def infer(
     backend: Annotated[BackendName, typer.Option(help="hf (transformers, CPU/1 GPU), vllm (GPUs), openai (HTTP).")],
     model: Annotated[str, typer.Option(help="Model folder / hub id (hf, vllm) or server URL (openai).")],
-    input: Annotated[Path, typer.Option("--input", help="Benchmark parquet: GUI-R1 layout or unified.")],
-    output: Annotated[Path, typer.Option(help="Prediction file (JSON lines); an existing one is resumed.")],
-    prompt: Annotated[str | None, typer.Option(
-        help="core.prompts template name (e.g. guir1-inference); default: each step's training template.")] = None,
+    input: Annotated[list[Path], typer.Option("--input", help="Benchmark parquet: GUI-R1 layout or unified. "
+                                               "Repeat with --output to run several files on one loaded model.")],
+    output: Annotated[list[Path], typer.Option(help="Prediction file (JSON lines) of the --input at the same "
+                                                    "position; an existing one is resumed.")],
+    prompt: Annotated[list[str] | None, typer.Option(
+        help=f"core.prompts template name (e.g. guir1-inference), or {TRAINING_TEMPLATE!r}: each step's training "
+             "template (default). Once for every input, or once per --input.")] = None,
     max_pixels: Annotated[int | None, typer.Option(
         help="smart_resize max pixels [default: GUI-R1 training 1258291].")] = None,
     min_pixels: Annotated[int | None, typer.Option(help="smart_resize min pixels [default: 3136].")] = None,
@@ -46,27 +55,16 @@ def infer(
     api_key: Annotated[str | None, typer.Option(envvar="GUI_AGENT_API_KEY", help="openai: bearer token.")] = None,
     retry_failed: Annotated[bool, typer.Option(help="Re-run rows of the output that have an error.")] = False,
 ) -> None:
-    """Predict actions for every step of a benchmark file (resumes an existing --output)."""
+    """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
+    for all of them."""
     from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.backends import GenerationConfig, make_backend
-    from core.inference.bench import count_rows, detect_layout, iter_benchmark
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
 
     if limit is not None and limit < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
-    try:
-        layout = detect_layout(input)
-        total = count_rows(input)
-    except (FileNotFoundError, ValueError) as e:
-        raise typer.BadParameter(str(e), param_hint="--input") from None
-    if prompt:
-        from core import prompts
-
-        try:
-            prompts.get_template(prompt)
-        except ValueError as e:
-            raise typer.BadParameter(str(e), param_hint="--prompt") from None
+    jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit)
     try:
         policy = ResizePolicy(
             min_pixels=min_pixels if min_pixels is not None else GUIR1_TRAIN_MIN_PIXELS,
@@ -86,28 +84,80 @@ def infer(
                    "dtype": dtype}
     else:
         options = {"served_model_name": served_model_name, "api_key": api_key}
-    typer.echo(f"infer: {input} ({layout}, {total} rows) -> {output}; backend {backend.value}, prompt "
-               f"{prompt or 'training template per step'}, resize {policy.min_pixels}..{policy.max_pixels} px "
-               f"(factor {policy.factor})", err=True)
+    start = time.monotonic()
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
+    except ImportError as e:
+        typer.echo(f"error: the {backend.value} backend needs {e.name or e}, which this environment lacks: run "
+                   ".venvs/rl/bin/gui-agent (created by make setup; vllm: make setup-gpu)", err=True)
+        raise typer.Exit(2) from None
     except (RuntimeError, ValueError, OSError) as e:
         typer.echo(f"error: cannot start the {backend.value} backend: {e}", err=True)
         raise typer.Exit(2) from None
+    typer.echo(f"infer: {backend.value} backend ready for {len(jobs)} file(s) ({model}, loaded in "
+               f"{time.monotonic() - start:.1f} s)", err=True)
+    from core.inference.bench import iter_benchmark
+
     try:
-        summary = run_inference(iter_benchmark(input, images_dir=images, layout=layout), runner_backend, output,
-                                template=prompt, policy=policy, limit=limit, total=total,
-                                retry_failed=retry_failed)
-    except ValueError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
+        for job in jobs:
+            typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
+                       f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
+                       f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor})", err=True)
+            try:
+                summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
+                                        runner_backend, job.output, template=job.template, policy=policy,
+                                        limit=limit, total=job.total, retry_failed=retry_failed)
+            except ValueError as e:
+                typer.echo(f"error: {job.input}: {e}", err=True)
+                raise typer.Exit(2) from None
+            typer.echo(summary.render())
     finally:
         runner_backend.close()
-    typer.echo(summary.render())
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One --input/--output pair: ``total`` rows to predict (after --limit), ``template`` None = training's."""
+
+    input: Path
+    output: Path
+    layout: str
+    total: int
+    template: str | None
+
+
+def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: int | None) -> list[_Job]:
+    """Validate every pair before any model is loaded."""
+    from core import prompts as registry
+    from core.inference.bench import count_rows, detect_layout
+
+    if len(inputs) != len(outputs):
+        raise typer.BadParameter(f"{len(inputs)} --input but {len(outputs)} --output; give one --output per --input",
+                                 param_hint="--output")
+    if len(prompts) not in (1, len(inputs)):
+        raise typer.BadParameter(f"give --prompt once or once per --input ({len(inputs)}), got {len(prompts)}",
+                                 param_hint="--prompt")
+    if len(set(outputs)) != len(outputs):
+        raise typer.BadParameter("two inputs write the same --output", param_hint="--output")
+    jobs = []
+    for i, (inp, out) in enumerate(zip(inputs, outputs, strict=True)):
+        name = prompts[i] if len(prompts) > 1 else prompts[0]
+        template = None if name == TRAINING_TEMPLATE else name
+        if template is not None:
+            try:
+                registry.get_template(template)
+            except ValueError as e:
+                raise typer.BadParameter(str(e), param_hint="--prompt") from None
+        try:
+            layout, total = detect_layout(inp), count_rows(inp)
+        except (FileNotFoundError, ValueError) as e:
+            raise typer.BadParameter(str(e), param_hint="--input") from None
+        jobs.append(_Job(inp, out, layout, total if limit is None else min(total, limit), template))
+    return jobs
 
 
 def register(app: typer.Typer) -> None:
     app.command("infer")(infer)
 
 
-__all__ = ["infer", "register"]
+__all__ = ["TRAINING_TEMPLATE", "infer", "register"]

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Predictions for every GUI-R1 benchmark file found in DATA_DIR, one file per benchmark, named like GUI-R1's
-# inference scripts name theirs: OUT_DIR/<model folder name>/<benchmark>_test.json (JSON lines).
-# Re-running resumes: rows already in a prediction file are skipped.
+# inference scripts name theirs: OUT_DIR/<model folder name>/<benchmark>_test.json (JSON lines). The model is
+# loaded once for all benchmark files (one `gui-agent infer` call); re-running resumes: rows already in a
+# prediction file are skipped.
 #
 #   MODEL_PATH=checkpoints/qwen2_5_vl_3b_guir1/global_step_90/actor/huggingface \
-#   DATA_DIR=datasets/GUI-R1 OUT_DIR=outputs/guir1/predictions bash experiments/guir1/inference.sh
+#   DATA_DIR=Data/GUI-R1-3K OUT_DIR=outputs/guir1/predictions bash experiments/guir1/inference.sh
 #   BACKEND=hf MODEL_PATH=... bash experiments/guir1/inference.sh          # CPU / one GPU, no vLLM
 #   BACKEND=openai MODEL_PATH=http://127.0.0.1:8000/v1 bash experiments/guir1/inference.sh   # a served model
 #
 # Variables:
 #   MODEL_PATH   model folder / hub id, or the server URL for BACKEND=openai          (required)
-#   DATA_DIR     folder with <benchmark>_test.parquet (GUI-R1 layout or unified)     (datasets/GUI-R1)
+#   DATA_DIR     folder with <benchmark>_test.parquet (GUI-R1 layout or unified)     (Data/GUI-R1-3K: make data-download)
 #   OUT_DIR      predictions root                                                    (outputs/guir1/predictions)
 #   BACKEND      vllm | hf | openai                                                  (vllm)
 #   PROMPT       train: the training template (guir1-high; guir1-grounding on ScreenSpot) -- train and test
@@ -29,7 +30,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PY="$ROOT/.venvs/rl/bin/python"
 MODEL_PATH="${MODEL_PATH:-}"
-DATA_DIR="${DATA_DIR:-datasets/GUI-R1}"
+DATA_DIR="${DATA_DIR:-$ROOT/Data/GUI-R1-3K}"
 OUT_DIR="${OUT_DIR:-outputs/guir1/predictions}"
 BACKEND="${BACKEND:-vllm}"
 PROMPT="${PROMPT:-train}"
@@ -47,7 +48,7 @@ if [[ ! -x "$PY" ]]; then
     exit 1
 fi
 if [[ ! -d "$DATA_DIR" ]]; then
-    echo "error: DATA_DIR '$DATA_DIR' does not exist" >&2
+    echo "error: DATA_DIR '$DATA_DIR' does not exist (make data-download writes Data/GUI-R1-3K)" >&2
     exit 2
 fi
 case "$BACKEND" in
@@ -80,26 +81,25 @@ PRED_DIR="$OUT_DIR/$MODEL_NAME"
 mkdir -p "$PRED_DIR"
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" TOKENIZERS_PARALLELISM="${TOKENIZERS_PARALLELISM:-false}"
 
-found=0
+pairs=()
 for bench in $BENCHMARKS; do
     input="$DATA_DIR/${bench}_test.parquet"
     if [[ ! -f "$input" ]]; then
         echo "skip $bench: no $input"
         continue
     fi
-    found=$((found + 1))
     case "$PROMPT" in
-        train) case "$bench" in screenspot*) prompt_args=(--prompt guir1-grounding) ;; *) prompt_args=() ;; esac ;;
-        guir1) prompt_args=(--prompt "$(guir1_prompt "$bench")") ;;
-        *) prompt_args=(--prompt "$PROMPT") ;;
+        train) case "$bench" in screenspot*) prompt=guir1-grounding ;; *) prompt=train ;; esac ;;
+        guir1) prompt="$(guir1_prompt "$bench")" ;;
+        *) prompt="$PROMPT" ;;
     esac
-    echo "== $bench -> $PRED_DIR/${bench}_test.json"
-    "$PY" -m core infer --backend "$BACKEND" --model "$MODEL_PATH" --input "$input" \
-        --output "$PRED_DIR/${bench}_test.json" --max-pixels "$MAX_PIXELS" --min-pixels "$MIN_PIXELS" \
-        --batch-size "$BATCH_SIZE" "${prompt_args[@]}" "${BACKEND_ARGS[@]}" ${INFER_ARGS:-}
+    echo "== $bench -> $PRED_DIR/${bench}_test.json (prompt $prompt)"
+    pairs+=(--input "$input" --output "$PRED_DIR/${bench}_test.json" --prompt "$prompt")
 done
-if [[ "$found" -eq 0 ]]; then
+if [[ ${#pairs[@]} -eq 0 ]]; then
     echo "error: no <benchmark>_test.parquet in $DATA_DIR (benchmarks: $BENCHMARKS)" >&2
     exit 1
 fi
+"$PY" -m core infer --backend "$BACKEND" --model "$MODEL_PATH" "${pairs[@]}" --max-pixels "$MAX_PIXELS" \
+    --min-pixels "$MIN_PIXELS" --batch-size "$BATCH_SIZE" "${BACKEND_ARGS[@]}" ${INFER_ARGS:-}
 echo "predictions: $PRED_DIR  (score them: make eval PRED_DIR=$PRED_DIR)"

@@ -1,0 +1,17 @@
+# Benchmarks that print numbers, each in the rl environment (the system python lacks the project's packages).
+#   make bench                 all of them (several minutes on a 2-core CPU)
+#   make bench-eval BENCH_ARGS="--rows 20000"    one of them, with its own options
+BENCH_ARGS ?=
+
+.PHONY: bench bench-convert bench-rewards bench-eval
+
+bench: bench-parsers bench-rewards bench-eval bench-convert
+
+bench-convert: $(VENVS)/rl/.ready
+	$(RL)/python bench/convert.py $(BENCH_ARGS)
+
+bench-rewards: $(VENVS)/rl/.ready
+	$(RL)/python bench/rewards.py $(BENCH_ARGS)
+
+bench-eval: $(VENVS)/rl/.ready
+	$(RL)/python bench/eval.py $(BENCH_ARGS)
