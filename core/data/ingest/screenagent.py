@@ -1,8 +1,15 @@
-"""ScreenAgent desktop sessions: ``<session>/<timestamp>_translate.json`` per step, screenshots in
-``<session>/images/<saved_image_name>`` (1024x768 JPG).
+"""ScreenAgent desktop sessions, in both published layouts (niuzaisheng/ScreenAgent ``data/ScreenAgent/``):
 
-Each step file has ``task_prompt_en`` (the instruction), ``video_width``/``video_height`` (checked against the
-image), optional ``current_task`` (sub-task, kept in ``extra``) and ``actions[]``:
+- train: ``<session>/<timestamp>_translate.json`` per step with ``task_prompt_en`` / ``task_prompt_zh`` and
+  the other ``_en`` / ``_zh`` fields, ``actions`` a JSON list;
+- test: ``<session>/<timestamp>.json`` with ``task_prompt``, ``send_prompt``, ``LLM_response_editer``,
+  ``current_task``, ``status`` and ``actions`` (a JSON list, or a Python repr string read by
+  :func:`core.parsers.parse_literal`, never evaluated), no ``_en`` / ``_zh`` fields; mouse actions may carry a
+  ``clickable_area`` (``upper_left_position`` / ``lower_right_position``), kept as the step's gold ``bbox``.
+
+Screenshots are ``<session>/images/<saved_image_name>`` (1024x768 JPG); ``video_width``/``video_height`` are
+checked against the image. When a session holds both ``<ts>.json`` and ``<ts>_translate.json`` the translated
+file is read. ``current_task`` (sub-task) and ``task_prompt_zh`` are kept in ``extra``. ``actions[]``:
 
 - ``MouseAction``: ``mouse_action_type`` click (``mouse_button`` right -> rightclick), double_click, move,
   drag (``mouse_position`` -> ``mouse_end_position`` when present), scroll_up/scroll_down; ``mouse_position``
@@ -14,14 +21,15 @@ image), optional ``current_task`` (sub-task, kept in ``extra``) and ``actions[]`
   not screen actions: a step file holding only those is skipped with the reason ``plan action`` /
   ``evaluate action``.
 
-``*_translate_neg_*.json`` files are negative (wrong) examples: counted and skipped. A step file with several
-screen actions gives one Step per action (ids ``<session>/<stem>#<k>``); the history of a step is every
-earlier screen action of the session.
+Negative (wrong) examples, ``*_neg_*.json`` (``_translate_neg_plan`` in train, ``_neg_eval`` in test), are
+counted and skipped as ``negative sample``. A step file with several screen actions gives one Step per action
+(ids ``<session>/<stem>#<k>``); the history of a step is every earlier screen action of the session.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,12 +46,26 @@ _KEY_NAMES = {"control_l": "ctrl", "control_r": "ctrl", "control": "ctrl", "shif
               "alt_l": "alt", "alt_r": "alt", "super_l": "win", "super_r": "win", "return": "enter",
               "escape": "esc", "page_down": "pagedown", "page_up": "pageup", "next": "pagedown", "prior": "pageup"}
 _SKIPPED = {"PlanAction": "plan action", "EvaluateSubTaskAction": "evaluate action"}
+#: A step file's stem: ``<timestamp>[_translate][_neg_<kind>]``.
+_STEP_FILE = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d+)(?P<translate>_translate)?(?P<neg>_neg_\w+)?")
 
 
 def _point(record: str, field: str, pos: Any) -> tuple[float, float]:
     if not isinstance(pos, dict):
         raise StepValidationError(record, field, f"expected {{width: x, height: y}}, got {pos!r}")
     return number(record, f"{field}.width", pos.get("width")), number(record, f"{field}.height", pos.get("height"))
+
+
+def clickable_area(act: dict[str, Any], record: str) -> tuple[float, float, float, float] | None:
+    """The test split's ``clickable_area`` of a mouse action as an (x1, y1, x2, y2) box, ORIGINAL pixels."""
+    area = act.get("clickable_area")
+    if area is None:
+        return None
+    if not isinstance(area, dict):
+        raise StepValidationError(record, "clickable_area", f"expected an object, got {area!r:.200}")
+    x1, y1 = _point(record, "clickable_area.upper_left_position", area.get("upper_left_position"))
+    x2, y2 = _point(record, "clickable_area.lower_right_position", area.get("lower_right_position"))
+    return x1, y1, x2, y2
 
 
 def screen_action(act: dict[str, Any], record: str) -> Action:
@@ -81,39 +103,76 @@ def screen_action(act: dict[str, Any], record: str) -> Action:
     raise StepValidationError(record, "action_type", f"unknown ScreenAgent action {kind!r}")
 
 
-def _session_dirs(input_path: Path) -> list[Path]:
-    if any(input_path.glob("*_translate*.json")):
-        return [input_path]
-    dirs = sorted({p.parent for p in input_path.rglob("*_translate*.json")})
-    if not dirs:
-        raise FileNotFoundError(f"no ScreenAgent *_translate.json under {input_path}")
-    return dirs
+def _step_files(folder: Path) -> list[Path]:
+    """The step files of one session, chronological; a ``_translate`` file replaces its untranslated twin."""
+    chosen: dict[tuple[str, str], Path] = {}
+    for path in folder.glob("*.json"):
+        m = _STEP_FILE.fullmatch(path.stem)
+        if m and (m["translate"] or (m["ts"], m["neg"] or "") not in chosen):
+            chosen[(m["ts"], m["neg"] or "")] = path
+    return [chosen[k] for k in sorted(chosen)]  # timestamps sort chronologically, a step before its negatives
+
+
+def _sessions(input_path: Path) -> list[tuple[Path, list[Path]]]:
+    folders = [input_path, *sorted(p for p in input_path.rglob("*") if p.is_dir())]
+    sessions = [(folder, files) for folder in folders if (files := _step_files(folder))]
+    if not sessions:
+        raise FileNotFoundError(f"no ScreenAgent step file (<timestamp>[_translate].json) under {input_path}")
+    return sessions
+
+
+def _load(path: Path, record: str) -> dict[str, Any]:
+    try:
+        rec = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise StepValidationError(record, "record", f"not UTF-8: byte offset {e.start}") from None
+    except json.JSONDecodeError as e:
+        raise StepValidationError(record, "record", f"invalid JSON: {e}") from None
+    except RecursionError:
+        raise StepValidationError(record, "record", "JSON nested too deeply") from None
+    if not isinstance(rec, dict):
+        raise StepValidationError(record, "record", f"expected a JSON object, got {type(rec).__name__}")
+    return rec
+
+
+def _actions(rec: dict[str, Any], record: str) -> list[dict[str, Any]]:
+    """``actions`` as a list of dicts: a JSON list, or the test split's Python repr string (literal parser)."""
+    from core.parsers import parse_literal
+
+    acts = rec.get("actions")
+    if isinstance(acts, str):
+        try:
+            acts = parse_literal(acts.strip())
+        except ValueError as e:
+            raise StepValidationError(record, "actions", f"not a Python/JSON literal list: {e}") from None
+    acts = [] if acts is None else acts
+    if not isinstance(acts, list) or not all(isinstance(a, dict) for a in acts):
+        raise StepValidationError(record, "actions", f"expected a list of action objects, got {acts!r:.200}")
+    return acts
 
 
 def read_screenagent(input_path: Path, *, images_dir: Path | None = None, skip_missing: bool = False,
                      summary: ConversionSummary) -> Iterator[Step]:
-    """Steps of ScreenAgent sessions (a session folder or a folder of sessions), ORIGINAL pixels."""
-    for session in _session_dirs(Path(input_path)):
+    """Steps of ScreenAgent sessions (a session folder or a folder of sessions, train or test layout),
+    ORIGINAL pixels."""
+    for session, files in _sessions(Path(input_path)):
         history: list[HistoryItem] = []
-        for path in sorted(session.glob("*_translate*.json")):  # timestamps sort chronologically
+        for path in files:
             record = f"{session.name}/{path.stem}"
             summary.read += 1
             if "_neg_" in path.stem:
                 summary.skip("negative sample", record)
                 continue
             try:
-                rec = json.loads(path.read_text(encoding="utf-8"))
-                yield from _file_steps(rec, record, session, images_dir, history, skip_missing, summary)
-            except json.JSONDecodeError as e:
-                handle(StepValidationError(record, "record", f"invalid JSON: {e}"), skip_missing=skip_missing,
-                       summary=summary)
+                yield from _file_steps(_load(path, record), record, session, images_dir, history, skip_missing,
+                                       summary)
             except StepValidationError as e:
                 handle(e, skip_missing=skip_missing, summary=summary)
 
 
 def _file_steps(rec: dict[str, Any], record: str, session: Path, images_dir: Path | None,
                 history: list[HistoryItem], skip_missing: bool, summary: ConversionSummary) -> Iterator[Step]:
-    acts = rec.get("actions") or []
+    acts = _actions(rec, record)
     screen = [(k, a) for k, a in enumerate(acts) if a.get("action_type") not in _SKIPPED]
     if not screen:  # a planning / self-evaluation turn: nothing happens on the screen
         kinds = sorted({_SKIPPED[a["action_type"]] for a in acts if a.get("action_type") in _SKIPPED})
@@ -130,7 +189,8 @@ def _file_steps(rec: dict[str, Any], record: str, session: Path, images_dir: Pat
             yield Step.build(
                 step_id, id=step_id, image=image, image_size=size,
                 instruction=str(rec.get("task_prompt_en") or rec.get("task_prompt") or ""),
-                history=tuple(history), task_type="high", action=action, source="screenagent", group="desktop",
+                history=tuple(history), task_type="high", action=action, bbox=clickable_area(act, step_id),
+                source="screenagent", group="desktop",
                 extra={"session_id": rec.get("session_id", session.name), "current_task": rec.get("current_task"),
                        "task_prompt_zh": rec.get("task_prompt_zh"), "action_index": k, "raw_action": act},
             )
@@ -139,4 +199,4 @@ def _file_steps(rec: dict[str, Any], record: str, session: Path, images_dir: Pat
             handle(e, skip_missing=skip_missing, summary=summary)
 
 
-__all__ = ["read_screenagent", "screen_action"]
+__all__ = ["clickable_area", "read_screenagent", "screen_action"]
