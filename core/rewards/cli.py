@@ -26,7 +26,32 @@ def register(app: typer.Typer) -> None:
                                      "accuracy_weight": accuracy_weight}.items() if v is not None}
         if gate_format:
             options["gate_format"] = True
+        problem = _usage_problem(reward, options)
+        if problem:
+            typer.echo(f"error: {problem}", err=True)
+            raise typer.Exit(2)
         summary = score_file(input, output, reward, options)
         typer.echo(summary.render())
         if summary.written == 0 and summary.read > 0:
             raise typer.Exit(1)
+
+
+def _usage_problem(reward: str, options: dict) -> str | None:
+    """Why ``--reward`` / its options cannot work (one line), or None; checked before any row is read."""
+    import inspect
+
+    from core.rewards.r1gui import MODES
+    from core.rewards.registry import REWARDS
+
+    spec = REWARDS.get(reward)
+    if spec is None:
+        return f"unknown --reward {reward!r}; choose one of: {', '.join(REWARDS)}"
+    params = inspect.signature(spec.fn).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        unknown = [k for k in options if k not in params]
+        if unknown:
+            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+            return f"--reward {reward} takes no {flags}"
+    if "mode" in options and options["mode"] not in MODES:
+        return f"unknown --mode {options['mode']!r}; choose one of: {', '.join(MODES)}"
+    return None

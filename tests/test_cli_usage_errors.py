@@ -1,0 +1,56 @@
+"""Common mistakes with `gui-agent` get one clear line and exit 2, and leave nothing under the output's name
+(issue 13, item 7): an unknown reward or reward option, the HF / vLLM backend from the base environment."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RL = REPO / ".venvs" / "rl" / "bin" / "gui-agent"
+BASE = REPO / ".venvs" / "base" / "bin" / "gui-agent"
+
+
+def run(exe: Path, *args: str) -> subprocess.CompletedProcess:
+    if not exe.is_file():
+        pytest.skip(f"{exe} missing (make setup)")
+    return subprocess.run([str(exe), *args], cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--reward", "nope"], "error: unknown --reward 'nope'; choose one of: r1gui, "),
+    (["--reward", "r1gui", "--mode", "nope"], "error: unknown --mode 'nope'; choose one of: default, guir1"),
+    (["--reward", "gui_agent", "--mode", "guir1"], "error: --reward gui_agent takes no --mode"),
+])
+def test_score_usage_errors_are_one_line(tmp_path, args, message):
+    src = tmp_path / "c.jsonl"
+    src.write_text(json.dumps({"completion": "<answer>[]</answer>", "ground_truth": "{}"}) + "\n")
+    r = run(RL, "score", *args, "--input", str(src), "--output", str(tmp_path / "scored.jsonl"))
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [r.stderr.splitlines()[0]] and r.stderr.startswith(message), r.stderr
+    assert list(tmp_path.iterdir()) == [src]
+
+
+@pytest.fixture(scope="module")
+def bench_file(shared_data, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("bench")
+    r = run(RL, "data", "convert", "--from", "screenspot", "--to", "unified", "--skip-missing", "--input",
+            str(shared_data / "screenspot" / "screenspot_v1_annotations.jsonl"), "--images",
+            str(shared_data / "screenspot" / "images"), "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    return out / "screenspot_v1_annotations.parquet"
+
+
+@pytest.mark.parametrize("backend", ["hf", "vllm"])
+def test_infer_from_the_base_env_names_the_env_to_use(bench_file, tmp_path, backend):
+    out = tmp_path / "pred" / "screenspot_test.json"
+    r = run(BASE, "infer", "--backend", backend, "--model", str(tmp_path / "model"), "--input", str(bench_file),
+            "--output", str(out))
+    assert r.returncode == 2
+    lines = [line for line in r.stderr.splitlines() if line.startswith("error")]
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"the {backend} backend needs" in lines[0] and ".venvs/rl/bin/gui-agent" in lines[0]
+    assert not out.exists()
