@@ -1,12 +1,41 @@
-# GRPO with verl (GPU machine: vLLM rollout). Data from `make data` / `gui-agent data convert --to verl`.
-GRPO_RECIPE ?= guir1_grpo_qwen2_5_vl_3b
+# GRPO with verl (GPU machine: vLLM rollout) from a recipe file, plus what every training target shares:
+# the run-name scheme, the logging switch and the CPU-safe settings.
+#   make grpo-verl MODEL=Qwen/Qwen2.5-VL-7B-Instruct          # recipes/qwen2_5_vl_7b/grpo/config_guir1_verl.yaml
+#   make grpo-verl GRPO_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml ARGS="trainer.n_gpus_per_node=4"
+# ARGS takes any hydra override of verl's config.
+
+# recipes/<model>/... folder of a Hub id: Qwen/Qwen2.5-VL-3B-Instruct -> qwen2_5_vl_3b
+RECIPE_MODEL ?= $(shell echo '$(notdir $(MODEL))' | sed 's/-Instruct$$//' | tr 'A-Z.-' 'a-z__')
+GRPO_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_verl.yaml
 VERL_DATA ?= $(or $(DATA_ROOT),Data)/verl/$(DATASET)
 ARGS ?=
 
+# Logging, one switch for every recipe: LOGGER=console (default) | tensorboard | wandb. Every backend names the
+# run RUN_NAME (<model>_<recipe>_<backend>) and TensorBoard files go to $(LOG_ROOT)/<run name>; WANDB_MODE=offline
+# logs W&B with no network (sync later with `wandb sync`).
+LOGGER ?= console
+LOG_ROOT ?= runs
+run_name = $(RECIPE_MODEL)_$(patsubst config_%,%,$(basename $(notdir $(1))))
+# trl / ms-swift / LLaMA-Factory take transformers' --report_to (none = console only).
+report_to = $(if $(filter console,$(LOGGER)),none,$(LOGGER))
+export WANDB_PROJECT ?= gui-agent
+
+# CPU-safe settings (a machine without a CUDA GPU): fp32 and dataloader workers 0 (data loads in the trainer
+# process, so never more workers than cores); each target prints one line saying so. ARGS still wins.
+HAS_CUDA = $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+cpu_note = @$(if $(HAS_CUDA),true,echo "$(1): no CUDA GPU found: CPU-safe settings (fp32, dataloader workers 0); ARGS overrides them")
+
 .PHONY: grpo-verl
 grpo-verl: $(VENVS)/rl/.ready
+	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
 	$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM on a GPU machine: $(RL)/pip install -e '.[gpu]'"; exit 2; }
-	$(RL)/python -m verl.trainer.main_ppo --config-path=$(CURDIR)/verl/config --config-name=$(GRPO_RECIPE) \
+	TENSORBOARD_DIR=$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE)) \
+	$(RL)/python -m verl.trainer.main_ppo --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
+		--config-name=$(basename $(notdir $(GRPO_RECIPE))) \
 		actor_rollout_ref.model.path=$(MODEL) \
 		data.train_files=$(VERL_DATA)/train.parquet data.val_files=$(VERL_DATA)/test.parquet \
-		reward.custom_reward_function.path=$(CURDIR)/verl/reward_fn.py $(ARGS)
+		reward.custom_reward_function.path=$(CURDIR)/verl/reward_fn.py \
+		'trainer.logger=[console$(if $(filter console,$(LOGGER)),,$(comma)$(LOGGER))]' \
+		trainer.experiment_name=$(call run_name,$(GRPO_RECIPE)) $(ARGS)
+
+comma := ,

@@ -1,0 +1,78 @@
+"""Recipe files: ``recipes/<model>/<method>/config_<name>.yaml``, one complete file per model x method x backend
+(open-r1's layout), each value commented with its source. They are the backends' own config formats (a verl hydra
+config, a trl ``--config`` YAML, a LLaMA-Factory YAML), so each backend reads its recipe directly; the data export
+reads a recipe's image pixel bounds from here so exported images are never resized again by the processor.
+
+    python -m core.recipes export-flags recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml
+    # --min-pixels 262144 --max-pixels 1258291  (for gui-agent data convert)
+
+PyYAML is imported lazily (the rl and llamafactory environments have it; the base install does not need it).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+RECIPES_DIR = Path(__file__).resolve().parents[1] / "recipes"
+
+
+class RecipeError(ValueError):
+    """A recipe file is missing, unreadable or lacks a value; the message names the file and the key."""
+
+
+def load_recipe(path: str | Path) -> dict[str, Any]:
+    """The recipe at ``path`` as a dict (YAML mapping)."""
+    try:
+        import yaml
+    except ImportError as e:  # base install
+        raise RecipeError("reading a recipe needs PyYAML (in .venvs/rl and .venvs/llamafactory)") from e
+    path = Path(path)
+    if not path.is_file():
+        raise RecipeError(f"{path}: recipe file not found")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise RecipeError(f"{path}: a recipe is a YAML mapping")
+    return data
+
+
+def pixel_bounds(recipe: dict[str, Any], source: str = "recipe") -> tuple[int, int]:
+    """``(min_pixels, max_pixels)`` of the images the recipe trains on, whichever backend format it is in:
+    verl ``data.mm_processor_kwargs.{min,max}_pixels``, LLaMA-Factory ``image_{min,max}_pixels``, or top-level
+    ``{min,max}_pixels`` (``VLM-R1/grpo.py``'s script arguments). Pixels of the stored image (width x height)."""
+    candidates = (
+        (recipe.get("data") or {}).get("mm_processor_kwargs") or {},
+        {"min_pixels": recipe.get("image_min_pixels"), "max_pixels": recipe.get("image_max_pixels")},
+        recipe,
+    )
+    for block in candidates:
+        low, high = block.get("min_pixels"), block.get("max_pixels")
+        if low is not None or high is not None:
+            if not (isinstance(low, int) and isinstance(high, int) and 0 < low <= high):
+                raise RecipeError(f"{source}: min_pixels {low!r} / max_pixels {high!r}: need integers 0 < min <= max")
+            return low, high
+    raise RecipeError(f"{source}: no pixel bounds (data.mm_processor_kwargs, image_min/max_pixels or min/max_pixels)")
+
+
+def recipe_pixel_bounds(path: str | Path) -> tuple[int, int]:
+    """:func:`pixel_bounds` of the recipe file at ``path``."""
+    return pixel_bounds(load_recipe(path), source=str(path))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] != "export-flags":
+        print("usage: python -m core.recipes export-flags RECIPE.yaml", file=sys.stderr)
+        return 2
+    try:
+        low, high = recipe_pixel_bounds(args[1])
+    except RecipeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"--min-pixels {low} --max-pixels {high}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
