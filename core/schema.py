@@ -7,6 +7,7 @@ ORIGINAL image (``Step.image_size`` = (width, height)).
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
@@ -40,6 +41,25 @@ class _FieldError(ValueError):
     def __init__(self, field: str, message: str):
         self.field = field
         super().__init__(message)
+
+
+def non_finite_field(value: Any, path: str) -> str | None:
+    """The dotted path of the first NaN/inf number inside ``value`` (models, mappings, sequences), else None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    if isinstance(value, BaseModel):
+        value = {name: getattr(value, name) for name in type(value).model_fields}
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for sub_path, sub in items:
+        found = non_finite_field(sub, sub_path)
+        if found is not None:
+            return found
+    return None
 
 
 class Step(BaseModel):
@@ -88,6 +108,12 @@ class Step(BaseModel):
 
     @model_validator(mode="after")
     def _geometry(self) -> Step:
+        """Every number finite (NaN compares false, so it would pass the range checks), then boxes and points
+        inside the image."""
+        for name in ("action", "bbox", "history", "extra"):
+            bad = non_finite_field(getattr(self, name), name)
+            if bad is not None:
+                raise _FieldError(bad.split("[")[0], f"{bad} is not a finite number")
         w, h = self.image_size
         if self.bbox is not None:
             x1, y1, x2, y2 = self.bbox
@@ -125,4 +151,4 @@ class Step(BaseModel):
         return hashlib.sha1(self.image_bytes()).hexdigest()
 
 
-__all__ = ["HistoryItem", "Step", "StepValidationError", "TASK_TYPES", "TaskType"]
+__all__ = ["HistoryItem", "Step", "StepValidationError", "TASK_TYPES", "TaskType", "non_finite_field"]

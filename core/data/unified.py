@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from core.actions import Action
-from core.schema import HistoryItem, Step
+from core.schema import HistoryItem, Step, StepValidationError
 
 UNIFIED_SCHEMA = pa.schema(
     [
@@ -69,25 +70,53 @@ def step_to_row(step: Step) -> dict[str, Any]:
     }
 
 
+def _json_field(record: str, row: dict[str, Any], field: str, default: str, kind: type) -> Any:
+    """Column ``field`` of ``row`` parsed as JSON of type ``kind``; anything else is an error on ``field``."""
+    raw = row.get(field) or default
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        raise StepValidationError(record, field, f"not JSON: {str(raw)[:200]!r}") from None
+    if not isinstance(value, kind):
+        raise StepValidationError(record, field, f"expected a JSON {kind.__name__}, got {str(raw)[:200]!r}")
+    return value
+
+
+def _model(record: str, field: str, build: Callable[[], Any]) -> Any:
+    try:
+        return build()
+    except (ValidationError, TypeError, ValueError) as e:
+        msg = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
+        raise StepValidationError(record, field, msg.removeprefix("Value error, ")[:300]) from None
+
+
 def row_to_step(row: dict[str, Any]) -> Step:
-    """Inverse of :func:`step_to_row`; raises ``StepValidationError`` naming the row id and field."""
+    """Inverse of :func:`step_to_row`; raises ``StepValidationError`` naming the row id and field (missing
+    columns, JSON that is not the expected list / object, invalid actions)."""
+    record = str(row.get("id"))
+    for column in ("id", "image_width", "image_height", "instruction", "action"):
+        if row.get(column) is None:
+            raise StepValidationError(record, column, "missing (column absent or null)")
     image = row.get("image") or {}
+    if not isinstance(image, dict):
+        raise StepValidationError(record, "image", "expected struct{bytes, path}")
+    history = _json_field(record, row, "history", "[]", list)
     return Step.build(
-        str(row.get("id")),
+        record,
         id=row["id"],
         image=image.get("bytes") if image.get("bytes") is not None else image.get("path"),
         image_size=(row["image_width"], row["image_height"]),
         instruction=row["instruction"],
-        history=tuple(HistoryItem(**h) for h in json.loads(row.get("history") or "[]")),
+        history=tuple(_model(record, f"history[{i}]", lambda h=h: HistoryItem(**h)) for i, h in enumerate(history)),
         history_text=row.get("history_text"),
         task_type=row.get("task_type") or "low",
-        action=Action.model_validate_json(row["action"]),
-        bbox=tuple(row["bbox"]) if row.get("bbox") is not None else None,
+        action=_model(record, "action", lambda: Action.model_validate_json(row["action"])),
+        bbox=_model(record, "bbox", lambda: tuple(row["bbox"])) if row.get("bbox") is not None else None,
         source=row.get("source") or "unknown",
         group=row.get("group"),
         ui_type=row.get("ui_type"),
         split=row.get("split"),
-        extra=json.loads(row.get("extra") or "{}"),
+        extra=_json_field(record, row, "extra", "{}", dict),
     )
 
 

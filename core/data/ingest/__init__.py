@@ -35,10 +35,16 @@ READERS: dict[str, Reader] = {
 
 
 def read(source: str, input_path: Path, *, images_dir: Path | None = None, skip_missing: bool = False,
-         summary: ConversionSummary) -> Iterator[Step]:
-    """Dispatch to ``READERS[source]``; ``KeyError`` lists the known sources."""
+         summary: ConversionSummary, coords: str | None = None) -> Iterator[Step]:
+    """Dispatch to ``READERS[source]``; ``KeyError`` lists the known sources. ``coords`` (normalized / pixels)
+    forces the box frame of a GUI-R1 file; other sources state their frame and refuse it (``ValueError``)."""
     if source not in READERS:
         raise KeyError(f"unknown source {source!r}; known: {', '.join(READERS)}")
+    if coords is not None:
+        if source != "guir1":
+            raise ValueError(f"--coords applies to --from guir1 only; {source} files state their own frame")
+        return read_guir1(Path(input_path), images_dir=images_dir, skip_missing=skip_missing, summary=summary,
+                          coords=coords)
     return READERS[source](Path(input_path), images_dir=images_dir, skip_missing=skip_missing, summary=summary)
 
 

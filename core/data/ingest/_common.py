@@ -2,8 +2,13 @@
 
 Readers raise :class:`core.schema.StepValidationError` for a bad record; :func:`guard` turns it into a
 ``summary.skip(reason, record)`` when the user asked to skip (``--skip-missing``), else lets it propagate.
-Image failures use the reasons ``missing image`` / ``corrupt image`` / ``image size mismatch``; any other
-invalid field ``F`` is counted as ``invalid F``.
+Image failures use the reasons ``missing image`` / ``corrupt image`` / ``image size mismatch`` / ``image too
+large`` / ``image outside root``; any other invalid field ``F`` is counted as ``invalid F``.
+
+Images a record names are looked up only inside the dataset's folder or the ``--images`` root (lexically: a
+path that climbs out with ``..`` or is absolute elsewhere is never opened), must decode as an image (header
+read and, for PNG, every chunk's CRC checked, so a truncated file is caught) and may hold at most
+:func:`image_pixel_limit` pixels (a decompression bomb is a row error, never a crash).
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ import io
 import json
 import logging
 import math
+import os
+import struct
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +36,11 @@ log = logging.getLogger("core.data.ingest")
 MISSING_IMAGE = "missing image"
 CORRUPT_IMAGE = "corrupt image"
 SIZE_MISMATCH = "image size mismatch"
-_IMAGE_REASONS = (MISSING_IMAGE, CORRUPT_IMAGE, SIZE_MISMATCH)
+TOO_LARGE = "image too large"
+OUTSIDE_ROOT = "image outside root"
+_IMAGE_REASONS = (MISSING_IMAGE, CORRUPT_IMAGE, SIZE_MISMATCH, TOO_LARGE, OUTSIDE_ROOT)
+#: Default pixel limit of one image: Pillow's own ``Image.MAX_IMAGE_PIXELS`` (89,478,485 px, about 9458 x 9458).
+DEFAULT_IMAGE_PIXEL_LIMIT = 89_478_485
 
 
 def skip_reason(err: StepValidationError) -> str:
@@ -53,16 +65,49 @@ def note(summary: ConversionSummary, message: str) -> None:
     summary.note(message)
 
 
+def image_pixel_limit() -> int:
+    """The largest image (width x height, pixels) any reader or Pillow decode accepts in this process."""
+    return int(Image.MAX_IMAGE_PIXELS or DEFAULT_IMAGE_PIXEL_LIMIT)
+
+
+def set_image_pixel_limit(pixels: int) -> None:
+    """Set the pixel limit (``--max-image-pixels``). It is Pillow's own ``Image.MAX_IMAGE_PIXELS``, so every
+    decode in the process (exporters, inference, gallery) refuses the same bombs the readers refuse."""
+    if pixels < 1:
+        raise ValueError(f"the image pixel limit must be >= 1, got {pixels}")
+    Image.MAX_IMAGE_PIXELS = int(pixels)
+
+
 def image_size_of(data: bytes, record: str) -> tuple[int, int]:
-    """(width, height) from the image header only (no decode); ``corrupt image`` when unreadable."""
+    """(width, height) from the image header, without decoding pixels; a PNG's chunk CRCs are verified too
+    (catches truncation). ``corrupt image`` when unreadable, ``image too large`` over the pixel limit."""
+    limit = image_pixel_limit()
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            w, h = im.size
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit check follows
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+                if w * h <= limit and im.format == "PNG":
+                    im.verify()
+    except Image.DecompressionBombError as e:
+        raise StepValidationError(record, "image", f"{TOO_LARGE}: {e} (--max-image-pixels)") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, struct.error, EOFError) as e:
         raise StepValidationError(record, "image", f"{CORRUPT_IMAGE}: {type(e).__name__}: {e}") from None
     if w <= 0 or h <= 0:
         raise StepValidationError(record, "image", f"{CORRUPT_IMAGE}: size {w}x{h}")
+    if w * h > limit:
+        raise StepValidationError(record, "image", f"{TOO_LARGE}: {w}x{h} = {w * h} pixels exceeds the limit of "
+                                                   f"{limit} (--max-image-pixels)")
     return w, h
+
+
+class ImageCandidates(list):
+    """Paths to try for an image, all inside the allowed roots; ``outside`` keeps the names that pointed
+    elsewhere (never opened), for the error message."""
+
+    def __init__(self, paths: list[Path], outside: list[str]):
+        super().__init__(paths)
+        self.outside = outside
 
 
 def load_image(record: str, candidates: list[Path],
@@ -73,10 +118,19 @@ def load_image(record: str, candidates: list[Path],
     the record's coordinates would not match the pixels.
     """
     for path in candidates:
-        if path.is_file():
+        try:
+            if not path.is_file():
+                continue
             data = path.read_bytes()
-            return data, checked_size(record, data, declared_size)
-    tried = ", ".join(str(p) for p in candidates) or "no path"
+        except OSError as e:  # name too long, permission denied, ...
+            raise StepValidationError(record, "image", f"{MISSING_IMAGE}: cannot read {str(path)[:300]}: "
+                                                       f"{e.strerror or e}") from None
+        return data, checked_size(record, data, declared_size)
+    tried = ", ".join(str(p)[:300] for p in candidates) or "no path"
+    outside = getattr(candidates, "outside", [])
+    if outside:
+        raise StepValidationError(record, "image", f"{OUTSIDE_ROOT}: {outside[0][:300]!r} lies outside the dataset "
+                                                   f"folder and --images (tried only {tried})")
     raise StepValidationError(record, "image", f"{MISSING_IMAGE}: tried {tried}")
 
 
@@ -88,18 +142,32 @@ def checked_size(record: str, data: bytes, declared_size: tuple[int, int] | None
     return size
 
 
-def image_candidates(name: str, *, images_dir: Path | None, record_dir: Path) -> list[Path]:
+def inside(root: Path, path: Path) -> bool:
+    """Whether ``path`` lies inside ``root``, lexically (``..`` and absolute paths resolved, links not)."""
+    root_s = os.path.normpath(os.path.abspath(root))
+    path_s = os.path.normpath(os.path.abspath(path))
+    return path_s == root_s or path_s.startswith(root_s.rstrip(os.sep) + os.sep)
+
+
+def image_candidates(name: str, *, images_dir: Path | None, record_dir: Path) -> ImageCandidates:
     """Where an image named ``name`` (a path as the dataset wrote it) may be: ``--images`` first (full relative
-    path, then the base name), then next to the record (same two forms, plus ``images/<base name>``)."""
+    path, then the base name), then next to the record (same two forms, plus ``images/<base name>``). A form
+    that leaves its root (absolute elsewhere, ``..``) is dropped and kept in ``.outside``."""
     rel = Path(name)
     base = Path(rel.name)
     out: list[Path] = []
+    outside: list[str] = []
     roots = ([images_dir] if images_dir is not None else []) + [record_dir]
     for root in roots:
-        out += [root / rel, root / base]
-    out.append(record_dir / "images" / base)
+        for path in (root / rel, root / base):
+            if inside(root, path):
+                out.append(path)
+            elif name not in outside:
+                outside.append(name)
+    if inside(record_dir, record_dir / "images" / base):
+        out.append(record_dir / "images" / base)
     seen: set[Path] = set()
-    return [p for p in out if not (p in seen or seen.add(p))]
+    return ImageCandidates([p for p in out if not (p in seen or seen.add(p))], outside)
 
 
 def make_action(record: str, field: str, **fields: Any) -> Action:
@@ -113,12 +181,14 @@ def make_action(record: str, field: str, **fields: Any) -> Action:
 
 def number(record: str, field: str, value: Any) -> float:
     """``value`` as a finite float, or an error naming the field."""
+    if isinstance(value, bool):
+        raise StepValidationError(record, field, f"not a number: {value!r}")
     try:
         v = float(value)
-    except (TypeError, ValueError):
-        raise StepValidationError(record, field, f"not a number: {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise StepValidationError(record, field, f"not a number: {value!r:.100}") from None
     if not math.isfinite(v):
-        raise StepValidationError(record, field, f"not finite: {value!r}")
+        raise StepValidationError(record, field, f"not finite: {value!r:.100}")
     return v
 
 
@@ -126,11 +196,12 @@ def numbers(record: str, field: str, value: Any, lengths: tuple[int, ...]) -> li
     """A list of finite floats whose length is one of ``lengths``."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise StepValidationError(record, field, f"not a list of numbers: {value!r}") from None
+            value = json.loads(value) if len(value) <= 10_000 else None
+        except (json.JSONDecodeError, RecursionError):
+            raise StepValidationError(record, field, f"not a list of numbers: {value!r:.200}") from None
     if not isinstance(value, (list, tuple)) or len(value) not in lengths:
-        raise StepValidationError(record, field, f"expected {' or '.join(map(str, lengths))} numbers, got {value!r}")
+        raise StepValidationError(record, field,
+                                  f"expected {' or '.join(map(str, lengths))} numbers, got {value!r:.200}")
     return [number(record, field, v) for v in value]
 
 
@@ -140,9 +211,11 @@ def read_json_steps(input_path: Path, suffixes: tuple[str, ...], *, skip_missing
     per object (record name ``<file stem>:<id or index>``); bad records raise or, with ``skip_missing``, count."""
     for path in input_files(Path(input_path), suffixes):
         for i, rec in iter_json_records(path):
-            record = f"{path.stem}:{rec.get('id', i) if isinstance(rec, dict) else i}"
             summary.read += 1
             try:
+                if isinstance(rec, StepValidationError):
+                    raise rec
+                record = f"{path.stem}:{rec.get('id', i) if isinstance(rec, dict) else i}"
                 if not isinstance(rec, dict):
                     raise StepValidationError(record, "record", f"expected a JSON object, got {type(rec).__name__}")
                 yield to_step(rec, record, path)
@@ -152,21 +225,34 @@ def read_json_steps(input_path: Path, suffixes: tuple[str, ...], *, skip_missing
 
 def iter_json_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(index, record) of a ``.jsonl`` file (streamed line by line) or a ``.json`` list (one record per item;
-    a single object counts as one record)."""
+    a single object counts as one record). A line (or file) that is not UTF-8 JSON comes as
+    ``(index, StepValidationError)`` naming ``<file>:<line>``, for the caller to raise or count."""
     if path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as f:
-            for i, line in enumerate(f):
-                if line.strip():
+        with path.open("rb") as f:
+            for i, raw in enumerate(f):
+                if raw.strip():
                     try:
-                        yield i, json.loads(line)
-                    except json.JSONDecodeError as e:
-                        raise StepValidationError(f"{path.name}:{i + 1}", "record", f"invalid JSON: {e}") from None
+                        yield i, json.loads(raw.decode("utf-8"))
+                    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+                        yield i, StepValidationError(f"{path.name}:{i + 1}", "record", _json_error(e))
         return
+    raw = path.read_bytes()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise StepValidationError(path.name, "record", f"invalid JSON: {e}") from None
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        line = (raw[:e.start].count(b"\n") + 1 if isinstance(e, UnicodeDecodeError)
+                else e.lineno if isinstance(e, json.JSONDecodeError) else 1)
+        yield 0, StepValidationError(f"{path.name}:{line}", "record", _json_error(e))
+        return
     yield from enumerate(data if isinstance(data, list) else [data])
+
+
+def _json_error(e: Exception) -> str:
+    if isinstance(e, UnicodeDecodeError):
+        return f"not UTF-8: byte {e.object[e.start:e.start + 1]!r} at offset {e.start}"
+    if isinstance(e, RecursionError):
+        return "JSON nested too deeply"
+    return f"invalid JSON: {e}"
 
 
 def input_files(input_path: Path, suffixes: tuple[str, ...]) -> list[Path]:

@@ -43,7 +43,7 @@ def aitw_action(step: dict[str, Any], record: str, size: tuple[int, int]) -> Act
     """The Action of one AITW step (ORIGINAL pixels of an image of ``size`` (width, height))."""
     try:
         kind = int(step.get("result_action_type"))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise StepValidationError(record, "result_action_type",
                                   f"not an action id: {step.get('result_action_type')!r}") from None
     if kind in _SIMPLE_ACTIONS:
@@ -64,16 +64,35 @@ def aitw_action(step: dict[str, Any], record: str, size: tuple[int, int]) -> Act
                        direction=swipe_to_scroll((tx * w, ty * h), (lx * w, ly * h)))
 
 
+def step_index(step: dict[str, Any], record: str) -> int:
+    """The step's ``step_id`` as an int (0 when absent); anything else is an error on ``step_id``."""
+    value = step.get("step_id", 0)
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise StepValidationError(record, "step_id", f"not an integer: {value!r:.100}")
+    try:
+        return int(value)
+    except ValueError:
+        raise StepValidationError(record, "step_id", f"not an integer: {value!r:.100}") from None
+
+
 def _episode_steps(path: Path, data: list[dict[str, Any]], *, images_dir: Path | None, skip_missing: bool,
                    summary: ConversionSummary) -> Iterator[Step]:
     history: list[HistoryItem] = []
-    for i, step in enumerate(sorted(data, key=lambda s: int(s.get("step_id", 0)))):
-        record = f"{step.get('episode_id', path.stem)}:{step.get('step_id', i)}"
+    ordered: list[tuple[int, dict[str, Any]]] = []
+    for i, step in enumerate(data):
+        try:
+            ordered.append((step_index(step, f"{step.get('episode_id', path.stem)}:{i}"), step))
+        except StepValidationError as e:
+            summary.read += 1
+            handle(e, skip_missing=skip_missing, summary=summary)
+    ordered.sort(key=lambda pair: pair[0])
+    for position, (step_id, step) in enumerate(ordered):
+        record = f"{step.get('episode_id', path.stem)}:{step_id if 'step_id' in step else position}"
         summary.read += 1
-        desc = step.get("coat_action_desc") or None
+        desc = str(step["coat_action_desc"]) if step.get("coat_action_desc") else None
         action: Action | None = None
         try:
-            name = step.get("image_path") or f"{path.stem}_{step.get('step_id', i)}.png"
+            name = step.get("image_path") or f"{path.stem}_{step_id if 'step_id' in step else position}.png"
             image, size = load_image(record, image_candidates(str(name), images_dir=images_dir,
                                                               record_dir=path.parent))
             action = aitw_action(step, record, size)
@@ -98,8 +117,10 @@ def _aguvis_step(rec: dict[str, Any], record: str, *, images_dir: Path | None, r
     from core.parsers import parse_pyautogui
 
     turns = rec.get("conversations") or []
-    human = next((t.get("value", "") for t in turns if t.get("from") in ("human", "user")), "")
-    answer = next((t.get("value", "") for t in reversed(turns) if t.get("from") in ("gpt", "assistant")), "")
+    if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+        raise StepValidationError(record, "conversations", "expected a list of {from, value} turns")
+    human = str(next((t.get("value", "") for t in turns if t.get("from") in ("human", "user")), ""))
+    answer = str(next((t.get("value", "") for t in reversed(turns) if t.get("from") in ("gpt", "assistant")), ""))
     m = _TASK_RE.search(human)
     if not m:
         raise StepValidationError(record, "conversations", "no 'Task:'/'Instruction:' line in the human turn")
@@ -122,7 +143,13 @@ def read_aitw(input_path: Path, *, images_dir: Path | None = None, skip_missing:
               summary: ConversionSummary) -> Iterator[Step]:
     """Steps of AITW/AitZ episode files (a ``.json`` or a folder of episode folders) or Aguvis conversations."""
     for path in input_files(Path(input_path), (".json", ".jsonl")):
-        records = [rec for _, rec in iter_json_records(path)]
+        records = []
+        for _, rec in iter_json_records(path):
+            if isinstance(rec, StepValidationError):
+                summary.read += 1
+                handle(rec, skip_missing=skip_missing, summary=summary)
+            else:
+                records.append(rec)
         if records and all(isinstance(r, dict) and "result_action_type" in r for r in records):
             episodes: dict[str, list[dict[str, Any]]] = {}
             for r in records:

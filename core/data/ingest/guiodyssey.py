@@ -36,12 +36,17 @@ _HISTORY_RE = re.compile(_SECTION.format("Action History"), re.DOTALL)
 _MAX_SOLUTION_CHARS = 100_000
 
 
-def _user_text(rec: dict[str, Any]) -> str:
-    for m in rec.get("messages") or rec.get("conversations") or []:
+def _user_text(rec: dict[str, Any], record: str) -> str:
+    turns = rec.get("messages") or rec.get("conversations") or []
+    if not isinstance(turns, list):
+        raise StepValidationError(record, "messages", f"expected a list of turns, got {type(turns).__name__}")
+    for i, m in enumerate(turns):
+        if not isinstance(m, dict):
+            raise StepValidationError(record, f"messages[{i}]", f"expected a turn object, got {type(m).__name__}")
         if m.get("role", m.get("from")) in ("user", "human"):
             content = m.get("content", m.get("value", ""))
             if isinstance(content, list):  # OpenAI-style content parts
-                content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+                content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
             return str(content)
     return ""
 
@@ -53,8 +58,8 @@ def solution_action(solution: Any, record: str):
             raise StepValidationError(record, "solution", f"longer than {_MAX_SOLUTION_CHARS} characters")
         try:
             solution = json.loads(solution)
-        except json.JSONDecodeError as e:
-            raise StepValidationError(record, "solution", f"not JSON: {e}") from None
+        except (json.JSONDecodeError, RecursionError) as e:
+            raise StepValidationError(record, "solution", f"not JSON: {type(e).__name__}: {e}") from None
     item = solution[0] if isinstance(solution, list) and solution else solution
     call = item.get("Action", item) if isinstance(item, dict) else None
     if not isinstance(call, dict):
@@ -75,11 +80,15 @@ def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None,
     images = rec.get("images") or ([rec["image"]] if rec.get("image") else [])
     if not images:
         raise StepValidationError(record, "image", "missing image: no images field")
+    if not isinstance(images, list) or not isinstance(images[0], str):
+        raise StepValidationError(record, "images", f"expected a list of image paths, got {images!r:.200}")
     sizes = rec.get("image_sizes") or []
+    if not isinstance(sizes, list):
+        raise StepValidationError(record, "image_sizes", f"expected [[w, h]], got {sizes!r:.200}")
     declared = tuple(numbers(record, "image_sizes", sizes[0], (2,))) if sizes else None
     image, size = load_image(record, image_candidates(str(images[0]), images_dir=images_dir,
                                                       record_dir=record_dir), declared_size=declared)
-    text = _user_text(rec)
+    text = _user_text(rec, record)
     m = _INSTRUCTION_RE.search(text)
     if not m:
         raise StepValidationError(record, "messages", "no '## User Instruction' section in the user turn")

@@ -4,14 +4,18 @@ Columns: ``image`` (struct{bytes, path} or binary), ``instruction``, ``history``
 ``Step.history_text``), ``gt_action``, ``gt_bbox``, ``gt_input_text`` (``no input text`` when unused),
 ``task_type`` (high/low), ``group``, ``ui_type`` and optionally ``id``, ``verify_bbox``, ``success_rate``,
 ``scale``. ``gt_bbox`` is ``[x1, y1, x2, y2]`` or a 2-number point; a negative value marks "no box" (GUI-R1
-writes ``[-100, -100]`` for actions without a target). The box convention is detected per file: when every
-non-negative coordinate is <= 1 the file is normalized ([0, 1], train.parquet), else ORIGINAL pixels
-(benchmark files). Rows are streamed in record batches.
+writes ``[-100, -100]`` for actions without a target). The box frame is decided per file by a vote of its rows:
+a row whose non-negative coordinates are all <= 1 votes normalized, a row with one above 1 votes pixels; the
+file is normalized ([0, 1], train.parquet) when the normalized votes win, else ORIGINAL pixels (benchmark files).
+One bad row cannot flip a file: the rows that disagree with their file's frame are named errors (``gt_bbox``).
+``coords="normalized"|"pixels"`` (``--coords``) forces the frame and skips the vote. Rows are streamed in
+record batches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,22 +41,65 @@ NORMALIZED, PIXELS = "normalized", "pixels"
 _OPTIONAL_EXTRA = ("verify_bbox", "success_rate", "scale")
 
 
-def detect_bbox_convention(path: Path) -> str:
-    """``normalized`` when every non-negative ``gt_bbox`` value of the file is <= 1, else ``pixels``.
+@dataclass(frozen=True)
+class FileFrame:
+    """The box frame of one file: ``frame`` (normalized / pixels), whether the user forced it, and the vote
+    (rows with coordinates all in [0, 1] / rows with one above 1)."""
 
-    Reads only the ``gt_bbox`` column, batch by batch.
-    """
+    frame: str
+    forced: bool = False
+    in_range: int = 0
+    above_one: int = 0
+
+    def check(self, record: str, coords: list[float]) -> None:
+        """A row whose coordinates contradict a voted frame is an error naming its field."""
+        if self.forced or not coords:
+            return
+        votes = f"{self.in_range} rows of this file are in [0, 1], {self.above_one} have a value above 1"
+        if self.frame == NORMALIZED and max(coords) > 1:
+            raise StepValidationError(record, "gt_bbox", f"{coords} has a value above 1 in a normalized file "
+                                                         f"({votes}); pass --coords to force the frame")
+        if self.frame == PIXELS and max(coords) <= 1 and self.in_range:
+            raise StepValidationError(record, "gt_bbox", f"{coords} looks normalized in a pixel file "
+                                                         f"({votes}); pass --coords to force the frame")
+
+    def describe(self) -> str:
+        how = "forced by --coords" if self.forced else f"{self.in_range} rows in [0, 1], {self.above_one} above 1"
+        return (f"gt_bbox convention {self.frame} ({how}; "
+                + ("[0, 1], scaled by the image size)" if self.frame == NORMALIZED else "original pixels)"))
+
+
+def _row_coords(value: Any) -> list[float]:
+    """The non-negative coordinates of a ``gt_bbox`` value, or [] when it is not a list of finite numbers."""
+    try:
+        coords = numbers("vote", "gt_bbox", value, (0, 2, 4)) if value is not None else []
+    except StepValidationError:
+        return []
+    return [] if any(v < 0 for v in coords) else coords
+
+
+def file_frame(path: Path, coords: str | None = None) -> FileFrame:
+    """The :class:`FileFrame` of ``path``: ``coords`` when given, else the vote of its rows (only the
+    ``gt_bbox`` column is read, batch by batch). A tie or a file without coordinates counts as pixels."""
+    if coords is not None:
+        if coords not in (NORMALIZED, PIXELS):
+            raise ValueError(f"--coords must be {NORMALIZED} or {PIXELS}, got {coords!r}")
+        return FileFrame(coords, forced=True)
     if "gt_bbox" not in pq.read_schema(path).names:
-        return PIXELS
-    seen = False
+        return FileFrame(PIXELS)
+    in_range = above_one = 0
     for batch in iter_parquet_batches(path, batch_size=4096, columns=["gt_bbox"]):
-        for box in batch.column(0).to_pylist():
-            for v in box or ():
-                if v is not None and v >= 0:
-                    seen = True
-                    if v > 1:
-                        return PIXELS
-    return NORMALIZED if seen else PIXELS
+        for value in batch.column(0).to_pylist():
+            row = _row_coords(value)
+            if row:
+                in_range += max(row) <= 1
+                above_one += max(row) > 1
+    return FileFrame(NORMALIZED if in_range > above_one else PIXELS, in_range=in_range, above_one=above_one)
+
+
+def detect_bbox_convention(path: Path) -> str:
+    """``normalized`` or ``pixels``: the frame most rows of the file agree on (:func:`file_frame`)."""
+    return file_frame(path).frame
 
 
 def _image(row: dict[str, Any], record: str, path: Path, images_dir: Path | None
@@ -62,7 +109,7 @@ def _image(row: dict[str, Any], record: str, path: Path, images_dir: Path | None
     if data:
         return bytes(data), checked_size(record, bytes(data), None)
     name = img.get("path") if isinstance(img, dict) else img if isinstance(img, str) else None
-    if not name:
+    if not name or not isinstance(name, str):
         raise StepValidationError(record, "image", "missing image: no bytes and no path in the row")
     return load_image(record, image_candidates(name, images_dir=images_dir, record_dir=path.parent))
 
@@ -74,17 +121,19 @@ def _text(value: Any) -> str | None:
     return None if s.strip().lower() == NO_INPUT_TEXT or not s.strip() else s
 
 
-def row_to_step(row: dict[str, Any], *, record: str, image: bytes, size: tuple[int, int], convention: str,
-                split: str) -> Step:
+def row_to_step(row: dict[str, Any], *, record: str, image: bytes, size: tuple[int, int],
+                convention: str | FileFrame, split: str) -> Step:
     """One GUI-R1 row as a Step (coordinates scaled to ORIGINAL pixels when the file is normalized)."""
+    frame = convention if isinstance(convention, FileFrame) else FileFrame(convention, forced=True)
     w, h = size
-    sx, sy = (w, h) if convention == NORMALIZED else (1.0, 1.0)
+    sx, sy = (w, h) if frame.frame == NORMALIZED else (1.0, 1.0)
     name = canonical_action_name(str(row.get("gt_action") or ""))
     text = _text(row.get("gt_input_text"))
     raw_box = row.get("gt_bbox")
     coords = [] if raw_box is None else numbers(record, "gt_bbox", raw_box, (0, 2, 4))
     if any(v < 0 for v in coords):  # GUI-R1's "no target" marker
         coords = []
+    frame.check(record, coords)
     point: tuple[float, float] | None = None
     bbox: tuple[float, float, float, float] | None = None
     if len(coords) == 4:
@@ -104,7 +153,7 @@ def row_to_step(row: dict[str, Any], *, record: str, image: bytes, size: tuple[i
         fields["text"] = text
     action = make_action(record, "gt_action", **fields)
     extra = {k: row[k] for k in ("id", *_OPTIONAL_EXTRA) if row.get(k) is not None}
-    extra["bbox_convention"] = convention
+    extra["bbox_convention"] = frame.frame
     history = row.get("history")
     return Step.build(
         record,
@@ -117,7 +166,8 @@ def row_to_step(row: dict[str, Any], *, record: str, image: bytes, size: tuple[i
     )
 
 
-def parse_row(row: dict[str, Any], *, record: str, path: Path, images_dir: Path | None, convention: str) -> Step:
+def parse_row(row: dict[str, Any], *, record: str, path: Path, images_dir: Path | None,
+              convention: str | FileFrame) -> Step:
     """A raw GUI-R1 row of file ``path`` as a Step (image from the row's bytes, or its path resolved against
     ``images_dir`` / the file's folder)."""
     image, size = _image(row, record, path, images_dir)
@@ -130,12 +180,12 @@ def record_name(path: Path, row: dict[str, Any], index: int) -> str:
 
 
 def read_guir1(input_path: Path, *, images_dir: Path | None = None, skip_missing: bool = False,
-               summary: ConversionSummary) -> Iterator[Step]:
-    """Steps of a GUI-R1 parquet file (or every ``*.parquet`` under a folder), ORIGINAL pixels."""
+               summary: ConversionSummary, coords: str | None = None) -> Iterator[Step]:
+    """Steps of a GUI-R1 parquet file (or every ``*.parquet`` under a folder), ORIGINAL pixels; ``coords``
+    forces the box frame of every file (``normalized`` / ``pixels``), else each file's rows vote."""
     for path in input_files(Path(input_path), (".parquet",)):
-        convention = detect_bbox_convention(path)
-        note(summary, f"{path.name}: gt_bbox convention {convention}"
-             + (" ([0, 1], scaled by the image size)" if convention == NORMALIZED else " (original pixels)"))
+        frame = file_frame(path, coords)
+        note(summary, f"{path.name}: {frame.describe()}")
         index = 0
         for batch in iter_parquet_batches(path, batch_size=BATCH_ROWS):
             for row in batch.to_pylist():
@@ -143,9 +193,9 @@ def read_guir1(input_path: Path, *, images_dir: Path | None = None, skip_missing
                 index += 1
                 summary.read += 1
                 try:
-                    yield parse_row(row, record=record, path=path, images_dir=images_dir, convention=convention)
+                    yield parse_row(row, record=record, path=path, images_dir=images_dir, convention=frame)
                 except StepValidationError as e:
                     handle(e, skip_missing=skip_missing, summary=summary)
 
 
-__all__ = ["NORMALIZED", "PIXELS", "detect_bbox_convention", "parse_row", "read_guir1", "record_name", "row_to_step"]
+__all__ = ["NORMALIZED", "PIXELS", "FileFrame", "detect_bbox_convention", "file_frame", "parse_row", "read_guir1", "record_name", "row_to_step"]

@@ -37,12 +37,14 @@ def image_name(annotation_id: str, action_uid: str) -> str:
 def step_to_step(ep: dict[str, Any], act: dict[str, Any], *, record: str, history: tuple[HistoryItem, ...],
                  images_dir: Path | None, record_dir: Path, split: str, index: int) -> Step:
     op = act.get("operation") or {}
+    if not isinstance(op, dict):
+        raise StepValidationError(record, "operation", f"expected {{op, value}}, got {op!r:.200}")
     kind = _OPS.get(str(op.get("op", "")).upper())
     if kind is None:
         raise StepValidationError(record, "operation.op", f"unknown operation {op.get('op')!r}")
     b = act["bbox"]
     if not isinstance(b, dict):
-        raise StepValidationError(record, "bbox", f"expected {{x, y, width, height}}, got {b!r}")
+        raise StepValidationError(record, "bbox", f"expected {{x, y, width, height}}, got {b!r:.200}")
     bbox = xywh_to_xyxy([number(record, f"bbox.{k}", b.get(k)) for k in ("x", "y", "width", "height")])
     image, size = load_image(record, image_candidates(
         image_name(str(ep.get("annotation_id")), str(act.get("action_uid"))),
@@ -67,11 +69,29 @@ def read_mind2web(input_path: Path, *, images_dir: Path | None = None, skip_miss
     """Steps of a SeeClick Mind2Web JSON file (or every ``.json`` under a folder), ORIGINAL pixels."""
     for path in input_files(Path(input_path), (".json",)):
         split = path.stem.removeprefix("mind2web_data_")
-        for _, ep in iter_json_records(path):
-            reprs = ep.get("action_reprs") or []
-            for index, act in enumerate(ep.get("actions") or []):
-                record = f"{ep.get('annotation_id')}:{act.get('action_uid', index)}"
+        for i, ep in iter_json_records(path):
+            try:
+                if isinstance(ep, StepValidationError):
+                    raise ep
+                if not isinstance(ep, dict):
+                    raise StepValidationError(f"{path.name}:{i}", "record",
+                                              f"expected an episode object, got {type(ep).__name__}")
+                actions, reprs = ep.get("actions") or [], ep.get("action_reprs") or []
+                if not isinstance(actions, list) or not isinstance(reprs, list):
+                    raise StepValidationError(f"{ep.get('annotation_id')}", "actions",
+                                              "actions and action_reprs must be lists")
+            except StepValidationError as e:
                 summary.read += 1
+                handle(e, skip_missing=skip_missing, summary=summary)
+                continue
+            for index, act in enumerate(actions):
+                summary.read += 1
+                if not isinstance(act, dict):
+                    handle(StepValidationError(f"{ep.get('annotation_id')}:{index}", "actions",
+                                               f"expected an action object, got {type(act).__name__}"),
+                           skip_missing=skip_missing, summary=summary)
+                    continue
+                record = f"{ep.get('annotation_id')}:{act.get('action_uid', index)}"
                 history = tuple(HistoryItem(description=str(r)) for r in reprs[:index])
                 if "bbox" not in act:
                     summary.skip("no target bbox", record)

@@ -1,0 +1,325 @@
+"""Issue 12, the hostile probe: each case is the probe's repro, on real data from ../shared/data where it
+applies. Readers and the Step schema: bad input is a named row error (record + field), never a crash and never
+silently wrong data."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import struct
+import zlib
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from PIL import Image
+
+from core.actions import Action
+from core.data.ingest import read
+from core.data.ingest._common import image_pixel_limit, set_image_pixel_limit
+from core.data.ingest.guir1 import file_frame
+from core.data.summary import ConversionSummary
+from core.data.unified import UNIFIED_SCHEMA, UnifiedWriter, step_to_row
+from core.schema import Step, StepValidationError
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+if not DATA.is_dir():
+    pytest.skip(f"real data folder {DATA} is absent", allow_module_level=True)
+
+AITZ = DATA / "aitz" / "GOOGLE_APPS-523638528775825151"
+SHOT = AITZ / "GOOGLE_APPS-523638528775825151_2.png"  # 270x600
+MIND2WEB = DATA / "mind2web" / "mind2web_data_test_task.json"
+ODYSSEY = DATA / "guiodyssey"
+SCREENSPOT_V1 = DATA / "screenspot" / "screenspot_v1_annotations.jsonl"
+GUIR1_SCHEMA = pa.schema([
+    ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])), ("instruction", pa.string()),
+    ("gt_action", pa.string()), ("gt_bbox", pa.list_(pa.float64())), ("gt_input_text", pa.string()),
+    ("id", pa.int64()),
+])
+
+
+def run(source, path, **kw):
+    summary = ConversionSummary()
+    return list(read(source, Path(path), summary=summary, **kw)), summary
+
+
+def one_error(source, path, **kw) -> StepValidationError:
+    with pytest.raises(StepValidationError) as e:
+        run(source, path, **kw)
+    return e.value
+
+
+def aitz_steps() -> list[Step]:
+    return run("aitw", DATA / "aitz")[0]
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A valid PNG of ``width`` x ``height`` whose IDAT holds one empty deflate stream: a 48-byte-class
+    decompression bomb (the header claims the size, nothing is ever decoded)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
+
+
+# ------------------------------------------------------------------ silent corruption 1: GUI-R1 frame vote
+
+
+def guir1_file(tmp_path: Path, boxes, name="train.parquet", **columns) -> Path:
+    raw = SHOT.read_bytes()
+    rows = [{"image": {"bytes": raw, "path": None}, "instruction": "open the clock app", "gt_action": "click",
+             "gt_bbox": box, "gt_input_text": "no input text", "id": i} for i, box in enumerate(boxes)]
+    schema = GUIR1_SCHEMA
+    for name_, type_ in columns.items():
+        schema = schema.set(schema.get_field_index(name_), pa.field(name_, type_))
+        for row in rows:
+            row[name_] = json.dumps(row[name_]) if type_ == pa.string() else row[name_]
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp_path / name)
+    return tmp_path / name
+
+
+def test_one_out_of_range_row_does_not_rescale_a_normalized_guir1_file(tmp_path):
+    boxes = [[0.1 + i * 0.01, 0.2, 0.15 + i * 0.01, 0.3] for i in range(39)] + [[0.5, 0.9, 0.6, 1.0001]]
+    path = guir1_file(tmp_path, boxes)
+    frame = file_frame(path)
+    assert (frame.frame, frame.in_range, frame.above_one) == ("normalized", 39, 1)
+    err = one_error("guir1", path)
+    assert err.record == "train:39" and err.field == "gt_bbox" and "above 1 in a normalized file" in err.reason
+    steps, summary = run("guir1", path, skip_missing=True)
+    assert len(steps) == 39 and summary.skipped == {"invalid gt_bbox": 1}
+    assert steps[0].bbox == pytest.approx((0.1 * 270, 0.2 * 600, 0.15 * 270, 0.3 * 600))  # scaled, not pixels
+    assert any("39 rows in [0, 1], 1 above 1" in n for n in summary.notes)
+
+
+def test_guir1_coords_flag_forces_the_frame(tmp_path):
+    path = guir1_file(tmp_path, [[0.1, 0.2, 0.5, 0.6], [1.0, 2.0, 100.0, 200.0]])  # a tie votes pixels
+    assert file_frame(path).frame == "pixels"
+    assert one_error("guir1", path).record == "train:0"  # the normalized-looking row is named
+    steps, summary = run("guir1", path, coords="pixels")
+    assert [s.bbox for s in steps] == [(0.1, 0.2, 0.5, 0.6), (1.0, 2.0, 100.0, 200.0)]
+    assert any("forced by --coords" in n for n in summary.notes)
+    err = one_error("guir1", path, coords="normalized")  # 100 x 270 px is outside the image: a named error
+    assert err.record == "train:1" and err.field == "bbox"
+    with pytest.raises(ValueError, match="--coords applies to --from guir1 only"):
+        run("aitw", DATA / "aitz", coords="pixels")
+
+
+def test_guir1_gt_bbox_stored_as_a_string(tmp_path):
+    path = guir1_file(tmp_path, [[0.1, 0.2, 0.5, 0.6], "not a box"], gt_bbox=pa.string())
+    assert file_frame(path).frame == "normalized"  # the vote reads the JSON strings, skips the bad one
+    err = one_error("guir1", path)
+    assert err.record == "train:1" and err.field == "gt_bbox" and "got 'not a box'" in err.reason
+    steps, _ = run("guir1", path, skip_missing=True)
+    assert steps[0].bbox == pytest.approx((27.0, 120.0, 135.0, 360.0))
+
+
+# ------------------------------------------------------------ silent corruption 2: paths, decode, NaN
+
+
+def unified_file(tmp_path: Path, rows: list[dict], name="u.parquet") -> Path:
+    pq.write_table(pa.Table.from_pylist(rows, schema=UNIFIED_SCHEMA), tmp_path / name)
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../../etc/passwd", "images/../../outside.png"])
+def test_unified_image_path_cannot_leave_the_dataset_root(tmp_path, path):
+    (tmp_path / "outside.png").write_bytes(SHOT.read_bytes())  # a real image, but outside the dataset folder
+    root = tmp_path / "ds"
+    root.mkdir()
+    row = step_to_row(aitz_steps()[2]) | {"image": {"bytes": None, "path": path}, "id": "smuggled"}
+    err = one_error("unified", unified_file(root, [row]))
+    assert err.record == "smuggled" and err.field == "image" and err.reason.startswith("image outside root")
+    _, summary = run("unified", root / "u.parquet", skip_missing=True)
+    assert summary.skipped == {"image outside root": 1}
+
+
+def test_unified_image_path_inside_the_root_must_decode(tmp_path):
+    step = aitz_steps()[2]
+    (tmp_path / "images").mkdir()
+    shutil.copy(SHOT, tmp_path / "images" / "shot.png")
+    (tmp_path / "images" / "notes.png").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    rows = [step_to_row(step) | {"image": {"bytes": None, "path": "images/shot.png"}, "id": "good"},
+            step_to_row(step) | {"image": {"bytes": None, "path": "images/notes.png"}, "id": "text"}]
+    path = unified_file(tmp_path, rows)
+    steps, summary = run("unified", path, skip_missing=True)
+    assert [s.id for s in steps] == ["good"] and steps[0].image == str(tmp_path / "images" / "shot.png")
+    assert summary.skipped == {"corrupt image": 1} and summary.examples["corrupt image"] == ["text"]
+    # --images is the root instead of the parquet's folder
+    steps, _ = run("unified", path, images_dir=tmp_path / "images", skip_missing=True)
+    assert steps == []
+
+
+def test_native_reader_never_opens_a_path_outside_its_roots(tmp_path):
+    rec = json.loads(SCREENSPOT_V1.read_text().splitlines()[0])
+    rec["image"] = "../../../../../../../../etc/passwd"
+    (tmp_path / "a.jsonl").write_text(json.dumps(rec) + "\n")
+    err = one_error("screenspot", tmp_path / "a.jsonl")
+    assert err.field == "image" and err.reason.startswith("image outside root") and "etc/passwd" in err.reason
+    # a dataset written on another machine (absolute path) still finds the image by base name under --images
+    rec["image"] = f"/home/author/data/{SHOT.name}"
+    rec["bbox"] = [10, 10, 20, 20]
+    (tmp_path / "b.jsonl").write_text(json.dumps(rec) + "\n")
+    (step,), _ = run("screenspot", tmp_path / "b.jsonl", images_dir=AITZ)
+    assert step.image == SHOT.read_bytes()
+
+
+@pytest.mark.parametrize("field,value,where", [
+    ("bbox", (1.0, float("nan"), 20.0, 30.0), "bbox"),
+    ("action", Action(type="click", point=(float("inf"), 3.0)), "action.point"),
+    ("extra", {"scale": [1.0, float("nan")]}, "extra.scale"),
+])
+def test_step_rejects_non_finite_numbers_everywhere(field, value, where):
+    fields = dict(id="s", image=b"x", image_size=(100, 100), instruction="tap", action=Action(type="wait"))
+    with pytest.raises(StepValidationError) as e:
+        Step.build("row 3", **(fields | {field: value}))
+    assert e.value.record == "row 3" and e.value.field == where and "not a finite number" in e.value.reason
+
+
+def test_nan_box_in_a_guiodyssey_record_is_a_row_error(tmp_path):
+    rec = json.loads((ODYSSEY / "navigation_meta_format.json").read_text())
+    rec = rec[0] if isinstance(rec, list) else rec
+    shutil.copytree(ODYSSEY, tmp_path / "ody")
+    (tmp_path / "ody" / "navigation_meta_format.json").write_text(json.dumps([rec | {"bbox": [1, 2, "NaN", 4]}]))
+    err = one_error("guiodyssey", tmp_path / "ody")
+    assert err.field == "bbox" and "not finite" in err.reason
+
+
+# ------------------------------------------------------------------- images: bombs, truncation, long names
+
+
+def test_decompression_bomb_is_a_named_row_error_with_a_settable_limit(tmp_path):
+    step = aitz_steps()[2]
+    bomb = png_header(20000, 20000)
+    assert len(bomb) < 100
+    row = step_to_row(step) | {"image": {"bytes": bomb, "path": None}, "image_width": 20000,
+                               "image_height": 20000, "id": "bomb"}
+    path = unified_file(tmp_path, [row])
+    err = one_error("unified", path)
+    assert err.record == "bomb" and err.reason.startswith("image too large") and "--max-image-pixels" in err.reason
+    before = image_pixel_limit()
+    try:
+        set_image_pixel_limit(400_000_000)
+        (got,), _ = run("unified", path)  # the user raised the limit: the header check passes, nothing decoded
+        assert got.image_size == (20000, 20000)
+        set_image_pixel_limit(270 * 600 - 1)  # and lowered: a real screenshot is now too large
+        assert one_error("aitw", DATA / "aitz").reason.startswith("image too large")
+    finally:
+        set_image_pixel_limit(before)
+    with pytest.raises(ValueError, match=">= 1"):
+        set_image_pixel_limit(0)
+
+
+def test_truncated_png_is_a_corrupt_image_even_when_the_header_is_intact(tmp_path):
+    episode = tmp_path / "aitz" / AITZ.name
+    shutil.copytree(AITZ, episode)
+    shot = episode / SHOT.name
+    shot.write_bytes(SHOT.read_bytes()[: len(SHOT.read_bytes()) // 2])
+    with Image.open(shot) as im:  # the header still reads
+        assert im.size == (270, 600)
+    err = one_error("aitw", tmp_path / "aitz")
+    assert err.field == "image" and err.reason.startswith("corrupt image")
+
+
+def test_image_name_longer_than_the_filesystem_allows(tmp_path):
+    rec = json.loads(SCREENSPOT_V1.read_text().splitlines()[0]) | {"image": "x" * 300 + ".png"}
+    (tmp_path / "a.jsonl").write_text(json.dumps(rec) + "\n")
+    err = one_error("screenspot", tmp_path / "a.jsonl")
+    assert err.field == "image" and "name too long" in err.reason.lower()
+
+
+# --------------------------------------------------------------- readers: malformed records are named
+
+
+def test_mind2web_non_dict_items(tmp_path):
+    episodes = json.loads(MIND2WEB.read_text())[:2]
+    episodes[1]["actions"][0] = "CLICK"
+    (tmp_path / "m.json").write_text(json.dumps([5, episodes[1], "x"]))
+    _, summary = run("mind2web", tmp_path / "m.json", skip_missing=True)
+    assert summary.skipped["invalid record"] == 2 and summary.examples["invalid record"] == ["m.json:0", "m.json:2"]
+    assert summary.skipped["invalid actions"] == 1
+    assert summary.examples["invalid actions"] == [f"{episodes[1]['annotation_id']}:0"]
+
+
+def test_guiodyssey_non_dict_items(tmp_path):
+    rec = json.loads((ODYSSEY / "navigation_meta_format.json").read_text())
+    rec = rec[0] if isinstance(rec, list) else rec
+    shutil.copytree(ODYSSEY, tmp_path / "ody")
+    bad = [rec | {"messages": ["hello", *rec["messages"]]}, rec | {"images": {"a": 1}}, 7]
+    (tmp_path / "ody" / "navigation_meta_format.json").write_text(json.dumps(bad))
+    _, summary = run("guiodyssey", tmp_path / "ody", skip_missing=True)
+    assert summary.skipped == {"invalid messages[0]": 1, "invalid images": 1, "invalid record": 1}
+
+
+def test_aitw_step_id_null(tmp_path):
+    episode = tmp_path / AITZ.name
+    shutil.copytree(AITZ, episode)
+    steps = json.loads((episode / f"{AITZ.name}.json").read_text())
+    steps[1]["step_id"] = None
+    (episode / f"{AITZ.name}.json").write_text(json.dumps(steps))
+    err = one_error("aitw", tmp_path)
+    assert err.field == "step_id" and "not an integer: None" in err.reason
+    kept, summary = run("aitw", tmp_path, skip_missing=True)
+    assert len(kept) == 3 and summary.read == 4 and summary.skipped == {"invalid step_id": 1}
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"action": None}, "action"),
+    ({"image_width": None}, "image_width"),
+    ({"history": "5"}, "history"),
+    ({"history": "[5]"}, "history[0]"),
+    ({"action": '{"type": "click", "point": [1, 2'}, "action"),
+    ({"action": '{"type": "fly"}'}, "action"),
+    ({"extra": "[1]"}, "extra"),
+])
+def test_unified_malformed_columns(tmp_path, change, field):
+    row = step_to_row(aitz_steps()[2]) | change | {"id": "r7"}
+    err = one_error("unified", unified_file(tmp_path, [row]))
+    assert (err.record, err.field) == ("r7", field)
+
+
+def test_unified_file_without_the_action_column(tmp_path):
+    row = step_to_row(aitz_steps()[2])
+    schema = UNIFIED_SCHEMA.remove(UNIFIED_SCHEMA.get_field_index("action"))
+    pq.write_table(pa.Table.from_pylist([row], schema=schema), tmp_path / "u.parquet")
+    err = one_error("unified", tmp_path / "u.parquet")
+    assert err.field == "action" and "missing" in err.reason
+
+
+def test_invalid_utf8_and_json_lines_name_file_and_line(tmp_path):
+    lines = SCREENSPOT_V1.read_bytes().splitlines()[:5]
+    lines[0] = b'{"instruction": "caf\xe9"}'
+    lines[3] = b"{not json"
+    (tmp_path / "s.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    err = one_error("screenspot", tmp_path / "s.jsonl")
+    assert err.record == "s.jsonl:1" and "not UTF-8" in err.reason
+    _, summary = run("screenspot", tmp_path / "s.jsonl", skip_missing=True)
+    assert summary.read == 5 and summary.examples["invalid record"] == ["s.jsonl:1", "s.jsonl:4"]
+    (tmp_path / "m.json").write_bytes(b'[{"a": 1},\n\n{"b": "\xff"}]')
+    err = one_error("mind2web", tmp_path / "m.json")
+    assert err.record == "m.json:3" and "not UTF-8" in err.reason
+
+
+def test_numbers_that_do_not_fit_name_their_field(tmp_path):
+    rec = json.loads(SCREENSPOT_V1.read_text().splitlines()[0])
+    (tmp_path / "a.jsonl").write_text(json.dumps(rec | {"bbox": [10**400, 1, 2, 3]}) + "\n")
+    err = one_error("screenspot", tmp_path / "a.jsonl")
+    assert err.field == "bbox" and "not a number" in err.reason
+    episode = tmp_path / "ep"
+    shutil.copytree(AITZ, episode)
+    steps = json.loads((episode / f"{AITZ.name}.json").read_text())
+    steps[0]["result_action_type"] = 1e400  # json reads it as inf
+    (episode / f"{AITZ.name}.json").write_text(json.dumps(steps))
+    err = one_error("aitw", episode)
+    assert err.field == "result_action_type"
+
+
+def test_every_reader_accepts_the_real_data_unchanged():
+    """The guards above reject nothing the real files hold."""
+    assert len(run("aitw", DATA / "aitz")[0]) == 4
+    assert len(run("guiodyssey", ODYSSEY)[0]) == 1
+    assert len(run("screenspot", SCREENSPOT_V1, images_dir=DATA / "screenspot" / "images",
+                   skip_missing=True)[0]) == 4
+    assert len(run("screenagent", DATA / "screenagent", skip_missing=True)[0]) == 33
+    assert len(run("mind2web", MIND2WEB, skip_missing=True)[1].skipped) == 2  # no bbox / no image: as before
