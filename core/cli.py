@@ -35,14 +35,15 @@ def _root() -> None:
 
 @app.command("tiny-model")
 def tiny_model(
-    output: Path = typer.Option(..., "--output", help="Folder to write the tiny random Qwen2.5-VL into."),
+    output: Path = typer.Option(..., "--output", help="Folder to write the tiny random model into."),
     seed: int = typer.Option(0, help="Seed of the random weights."),
     overwrite: bool = typer.Option(False, help="Replace an existing folder."),
+    family: str = typer.Option("qwen2.5-vl", help="Model family: qwen2.5-vl or qwen3-vl."),
 ) -> None:
-    """Write the tiny random Qwen2.5-VL test model (real tokenizer) as a Hugging Face folder."""
+    """Write a tiny random Qwen2.5-VL or Qwen3-VL test model (real tokenizer) as a Hugging Face folder."""
     from core.testing import tiny_model_command
 
-    tiny_model_command(output, seed=seed, overwrite=overwrite)
+    tiny_model_command(output, seed=seed, overwrite=overwrite, family=family)
 
 
 def main() -> None:

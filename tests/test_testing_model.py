@@ -39,11 +39,15 @@ def cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("gui-agent-cache")
 
 
-@pytest.fixture(scope="session")
-def model_dir(cache_root: Path) -> Path:
+def _cached_tiny_model(cache_root: Path, family: str) -> Path:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GUI_AGENT_CACHE", str(cache_root))
-        return testing.tiny_qwen25vl_path()
+        return testing.tiny_model_path(family)
+
+
+@pytest.fixture(scope="session")
+def model_dir(cache_root: Path) -> Path:
+    return _cached_tiny_model(cache_root, "qwen2.5-vl")
 
 
 @pytest.fixture(scope="session")
@@ -369,3 +373,92 @@ def test_model_size_and_architecture(model) -> None:
     assert model.config.vision_config.depth == 2
     assert model.config.image_token_id == testing.IMAGE_PAD_ID
     assert model.generation_config.eos_token_id == [151645, 151643]
+
+
+# ------------------------------------------------------------------------------------------ tiny Qwen3-VL
+
+
+@pytest.fixture(scope="session")
+def qwen3_dir(cache_root: Path) -> Path:
+    return _cached_tiny_model(cache_root, "qwen3-vl")
+
+
+@pytest.fixture(scope="session")
+def qwen3_processor(qwen3_dir: Path):
+    from transformers import AutoProcessor
+
+    return AutoProcessor.from_pretrained(qwen3_dir)
+
+
+def test_qwen3vl_folder_loads_as_qwen3vl(qwen3_dir: Path, qwen3_processor) -> None:
+    from transformers import AutoModelForImageTextToText, Qwen3VLForConditionalGeneration
+
+    assert qwen3_dir.name == "tiny-qwen3-vl"
+    assert json.loads((qwen3_dir / testing.BUILD_INFO_FILE).read_text())["family"] == "qwen3-vl"
+    assert type(qwen3_processor).__name__ == "Qwen3VLProcessor"
+    assert qwen3_processor.image_processor.patch_size == 16
+    assert qwen3_processor.image_processor.merge_size == 2
+    model = AutoModelForImageTextToText.from_pretrained(qwen3_dir)
+    assert isinstance(model, Qwen3VLForConditionalGeneration)
+    assert model.config.vision_config.patch_size == 16
+    assert 1_000_000 <= sum(p.numel() for p in model.parameters()) <= 12_000_000
+
+
+def test_qwen3vl_tokenizer_adds_qwen3_tokens_on_the_same_bpe(qwen3_processor, tokenizer) -> None:
+    tok = qwen3_processor.tokenizer
+    assert len(tok) == testing.QWEN3VL_TOKENIZER_SIZE == 151_669
+    assert [tok.convert_tokens_to_ids(t) for t in ("<tool_response>", "</tool_response>", "<think>", "</think>")] == [
+        151_665, 151_666, 151_667, 151_668]
+    text = 'Thought: open it.\nAction: tap\n<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click"}}\n</tool_call>'
+    assert tok.encode(text) == tokenizer.encode(text)  # same BPE as Qwen2.5-VL, tool_call tags single tokens
+    assert tok.encode("<tool_response>x</tool_response>")[0] == 151_665
+
+
+def test_qwen3vl_chat_template_tools_tool_calls_and_image_tool_responses(qwen3_processor) -> None:
+    tool = {"type": "function", "function": {"name": "mobile_use", "parameters": {"type": "object"}}}
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Open Wi-Fi."}]},
+        {"role": "assistant", "content": "Thought: tap.",
+         "tool_calls": [{"type": "function", "function": {"name": "mobile_use", "arguments": {"action": "click"}}}]},
+        {"role": "tool", "content": [{"type": "image"}, {"type": "text", "text": "ok"}]},
+        {"role": "tool", "content": "second"},
+    ]
+    text = qwen3_processor.apply_chat_template(messages, tools=[tool], add_generation_prompt=True, tokenize=False)
+    assert text == (
+        "<|im_start|>system\nBe brief.\n\n# Tools\n\nYou may call one or more functions to assist with the user "
+        "query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+        '{"type": "function", "function": {"name": "mobile_use", "parameters": {"type": "object"}}}\n</tools>\n\n'
+        "For each function call, return a json object with function name and arguments within <tool_call></tool_call>"
+        ' XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n'
+        "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>Open Wi-Fi.<|im_end|>\n"
+        '<|im_start|>assistant\nThought: tap.\n<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click"}}'
+        "\n</tool_call><|im_end|>\n"
+        "<|im_start|>user\n<tool_response>\n<|vision_start|><|image_pad|><|vision_end|>ok\n</tool_response>"
+        "\n<tool_response>\nsecond\n</tool_response><|im_end|>\n<|im_start|>assistant\n"
+    )
+    # no tools, no system: no default system turn (unlike Qwen2.5-VL)
+    plain = qwen3_processor.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
+    assert plain == "<|im_start|>user\nhi<|im_end|>\n"
+
+
+def test_qwen3vl_processor_grid_is_smart_resize_factor_32(qwen3_processor) -> None:
+    from core.geometry import smart_resize
+
+    image, inputs = _grounding_inputs(qwen3_processor, AITZ_SCREENSHOT, "Open the Google app.")
+    width, height = image.size
+    rh, rw = smart_resize(height, width, factor=32, min_pixels=testing.QWEN3VL_MIN_PIXELS,
+                          max_pixels=testing.QWEN3VL_MAX_PIXELS)
+    assert rh % 32 == 0 and rw % 32 == 0
+    assert inputs["image_grid_thw"].tolist() == [[1, rh // 16, rw // 16]]
+    assert int((inputs["input_ids"] == testing.IMAGE_PAD_ID).sum()) == rh * rw // (32 * 32)
+
+
+def test_qwen3vl_cli_family(tmp_path: Path, qwen3_dir: Path) -> None:
+    import typer
+
+    out = tmp_path / "q3"
+    testing.tiny_model_command(output=out, seed=0, family="qwen3-vl")
+    assert _file_digests(out) == _file_digests(qwen3_dir)  # same seed, byte-identical
+    with pytest.raises(typer.BadParameter, match="--family|qwen2.5-vl"):
+        testing.tiny_model_command(output=tmp_path / "x", family="llama")
