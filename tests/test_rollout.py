@@ -298,3 +298,17 @@ def test_tiny_model_runs_whole_episodes_through_the_hf_backend(buttons_env, tmp_
             assert s["invalid"] is None or s["invalid"].startswith("unparsed answer: ")
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["episodes"] == 3 and summary["mean_steps"] == 2.0
+
+
+@pytest.mark.parametrize("template", list(FORMATS))
+@pytest.mark.parametrize(("gold", "executed"), [
+    (Action(type="system_button", button="Back"), Action(type="press_back")),
+    (Action(type="system_button", button="Home"), Action(type="press_home")),
+    (Action(type="terminate", status="failure"), Action(type="impossible")),
+    (Action(type="open_app", text="Clock"), Action(type="open_app", text="Clock")),
+    (Action(type="scroll", direction="down"), Action(type="scroll", direction="down")),
+    (Action(type="type", text="on my way"), Action(type="type", text="on my way")),
+])
+def test_gold_text_round_trips_every_phone_action_in_both_formats(template, gold, executed):
+    session = EpisodeSession(ButtonsEnv(), "green", template=template)
+    assert session.parse(session.gold_text(gold)) == (executed, None)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from core.actions import ACTION_NAMES, Action
+from core.actions import ACTION_NAMES, Action, from_mobile_use, to_mobile_use
 from core.geometry import ImageGeometry
 from core.inference.agent import PLACEHOLDER_GOLD
 from core.inference.requests import DEFAULT_POLICY, IMAGE_PLACEHOLDER, InferenceRequest, ResizePolicy
@@ -201,6 +201,8 @@ class EpisodeSession:
         template would write a gold answer, in its format and frame. Any action name of the format is allowed,
         also one the prompt does not list (the parser accepts every known name)."""
         action = action or self.info.get("gold_action") or Action(type="complete")
+        if action.type in ("system_button", "terminate"):  # GUI-R1 answers name these press_* / complete
+            action = from_mobile_use(to_mobile_use(action, *self.episode.screen_size) or {})
         relaxed: PromptTemplate = replace(self.template, actions=tuple(sorted(ACTION_NAMES)))
         return relaxed.gold_answer(self.prompt_step(action), self.geometry)
 
