@@ -4,10 +4,12 @@ silently wrong data."""
 
 from __future__ import annotations
 
-import io
 import json
+import os
 import shutil
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -323,3 +325,51 @@ def test_every_reader_accepts_the_real_data_unchanged():
                    skip_missing=True)[0]) == 4
     assert len(run("screenagent", DATA / "screenagent", skip_missing=True)[0]) == 33
     assert len(run("mind2web", MIND2WEB, skip_missing=True)[1].skipped) == 2  # no bbox / no image: as before
+
+
+# ------------------------------------------------------------------------------- the data CLI: one line, exit 2
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_cli(*args) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TQDM_DISABLE": "1"}
+    return subprocess.run([sys.executable, "-m", "core", "data", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=300, check=False)
+
+
+def assert_one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1 and all(n in lines[0] for n in needles), r.stderr
+
+
+def test_cli_output_errors_are_one_line(tmp_path):
+    convert = ("convert", "--from", "aitw", "--to", "unified", "--input", DATA / "aitz")
+    r = data_cli(*convert, "--output", tmp_path / ("d" * 300))  # ENAMETOOLONG on the output folder
+    assert_one_error_line(r, "File name too long", "(3")
+    r = data_cli(*convert, "--output", "/sys/gui-agent-out")  # a place nobody may write, even root
+    assert_one_error_line(r, "/sys/gui-agent-out", "not permitted")
+    (tmp_path / "file").write_text("keep me")
+    r = data_cli(*convert, "--output", tmp_path / "file")  # a file where the output folder must be
+    assert_one_error_line(r, "is a file; it must be the output folder")
+    assert (tmp_path / "file").read_text() == "keep me"
+    r = data_cli(*convert, "--output", tmp_path / "out", "--name", "n" * 300)
+    assert_one_error_line(r, "--name is 300 bytes long; at most 200")
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_bad_record_and_flags(tmp_path):
+    boxes = [[0.1, 0.2, 0.15, 0.3]] * 9 + [[0.5, 0.9, 0.6, 1.0001]]
+    path = guir1_file(tmp_path, boxes)
+    convert = ("convert", "--from", "guir1", "--to", "unified", "--input", path, "--output", tmp_path / "o")
+    assert_one_error_line(data_cli(*convert), "record train:9: field 'gt_bbox'", "above 1 in a normalized file")
+    assert not list((tmp_path / "o").glob("*.parquet"))
+    r = data_cli(*convert, "--skip-missing")
+    assert r.returncode == 0 and "read 10, written 9, skipped 1" in r.stdout and "9 rows in [0, 1]" in r.stdout
+    r = data_cli(*convert, "--coords", "pixels", "--name", "px")
+    assert r.returncode == 0 and "forced by --coords" in r.stdout, r.stderr
+    r = data_cli(*convert, "--coords", "sideways")
+    assert r.returncode == 2 and "--coords" in r.stderr
+    r = data_cli(*convert, "--max-image-pixels", 100_000, "--name", "small")  # the screenshot has 162,000
+    assert_one_error_line(r, "record train:0: field 'image': image too large", "exceeds the limit of 100000")

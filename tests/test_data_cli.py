@@ -46,7 +46,7 @@ def test_convert_screenspot_exit_codes(tmp_path):
     images = DATA / "screenspot" / "images"
     r = cli("convert", "--from", "screenspot", "--to", "unified", "--input", SCREENSPOT_V1, "--images", images,
             "--output", tmp_path)
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "record screenspot_v1_annotations:0: field 'image': missing image" in r.stderr
     assert not list(tmp_path.glob("*.parquet"))  # nothing half-written under the final name
     r = cli("convert", "--from", "screenspot", "--to", "unified", "--input", SCREENSPOT_V1, "--images", images,
@@ -70,7 +70,7 @@ def test_usage_errors_exit_2(tmp_path):
     r = cli("convert", "--from", "aitw", "--to", "nope", "--input", AITZ, "--output", tmp_path)
     assert r.returncode == 2 and "unknown target 'nope'" in r.stderr
     r = cli("convert", "--from", "aitw", "--to", "unified", "--input", tmp_path / "absent", "--output", tmp_path)
-    assert r.returncode == 1 and "does not exist" in r.stderr
+    assert r.returncode == 2 and "does not exist" in r.stderr
 
 
 def test_inspect_json():
@@ -172,7 +172,7 @@ def test_add_solution_guir1(tmp_path):
     tool = table.column("solution_tool_call").to_pylist()
     assert '"action": "click", "coordinate": [550, 450]' in tool[0] and tool[2] is None
     r = cli("add-solution", "--input", src, "--output", out, "--template", "nope")
-    assert r.returncode == 1 and "unknown prompt template 'nope'" in r.stderr
+    assert r.returncode == 2 and "unknown prompt template 'nope'" in r.stderr
 
 
 # ----------------------------------------------------------------------------------------------- Data/utils
@@ -191,7 +191,7 @@ def test_data_utils_wrappers(tmp_path):
     assert r.returncode == 0 and "--tool-template" in r.stdout
     r = cli("--input", tmp_path / "missing.parquet", "--output", tmp_path / "x.parquet",
             script="Data/utils/add_solution_field.py")
-    assert r.returncode == 1
+    assert r.returncode == 2
 
 
 def test_hfd_help():

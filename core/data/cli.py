@@ -1,17 +1,20 @@
 """``gui-agent data ...``: convert, clean, add-solution, inspect.
 
 The ``run_*`` functions are the implementation (the typer commands call them; ``Data/utils/*.py`` run the
-commands); each returns its :class:`ConversionSummary`. Exit codes of the commands: 0 success, 1 a record or
-input error that was not skipped (the message names the record and field), 2 bad command-line usage.
+commands); each returns its :class:`ConversionSummary`. Exit codes of the commands: 0 success, 2 anything else,
+with one ``error: ...`` line: a record error that was not skipped (it names the record and field), an unreadable
+input, an output that cannot be written (name too long, read-only, a file where a folder must be), bad usage.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,13 @@ log = logging.getLogger("core.data")
 #: Default prompt templates of ``add-solution`` (names in ``core.prompts``).
 TOOL_CALL_TEMPLATE = "qwen3vl-mobile-use"
 PARQUET_SOURCES = ("guir1", "unified")
+#: Longest ``--name`` in bytes: NAME_MAX (255) less the longest suffix an exporter adds (``.parquet.tmp``, ...).
+NAME_BYTES = 200
+
+class Coords(str, Enum):
+    normalized = "normalized"
+    pixels = "pixels"
+
 
 data_app = typer.Typer(help="Convert, clean, annotate and inspect GUI-agent datasets.", no_args_is_help=True)
 
@@ -46,22 +56,39 @@ def _check_source(source: str, allowed: Sequence[str] | None = None) -> None:
                                  param_hint="'--from'")
 
 
+def _dataset_name(name: str) -> str:
+    """``name`` if it can be a file name in the output folder (no separator, fits NAME_MAX with suffixes)."""
+    if not name.strip() or "/" in name or "\0" in name or name in (".", ".."):
+        raise ValueError(f"--name {name[:80]!r} is not a file name")
+    if len(os.fsencode(name)) > NAME_BYTES:
+        raise ValueError(f"--name is {len(os.fsencode(name))} bytes long; at most {NAME_BYTES} leave room for the "
+                         "output's suffixes within the filesystem's 255")
+    return name
+
+
 def run_convert(source: str, target: str, input_path: Path, output: Path, *, images_dir: Path | None = None,
                 skip_missing: bool = False, max_pixels: int | None = None, min_pixels: int | None = None,
-                template: str | None = None, name: str | None = None, workers: int = 1, resume: bool = True
-                ) -> tuple[Path, ConversionSummary]:
-    """Read ``input_path`` as ``source`` and export to ``target`` under ``output``; (written path, summary)."""
+                template: str | None = None, name: str | None = None, workers: int = 1, resume: bool = True,
+                coords: str | None = None, max_image_pixels: int | None = None) -> tuple[Path, ConversionSummary]:
+    """Read ``input_path`` as ``source`` and export to ``target`` under ``output``; (written path, summary).
+    ``coords`` forces a GUI-R1 file's box frame; ``max_image_pixels`` sets the image pixel limit."""
     from core.data.export import EXPORTERS, ExportOptions
     from core.data.ingest import read
+    from core.data.ingest._common import set_image_pixel_limit
 
     if target not in EXPORTERS:
         raise typer.BadParameter(f"unknown target {target!r}; choose one of: {', '.join(EXPORTERS)}",
                                  param_hint="'--to'")
-    options = ExportOptions(name=name or Path(input_path).stem.replace(" ", "_") or "gui-agent",
+    if Path(output).exists() and not Path(output).is_dir():
+        raise ValueError(f"--output {output} is a file; it must be the output folder")
+    if max_image_pixels is not None:
+        set_image_pixel_limit(max_image_pixels)
+    options = ExportOptions(name=_dataset_name(name or Path(input_path).stem.replace(" ", "_") or "gui-agent"),
                             max_pixels=max_pixels, min_pixels=min_pixels, template=template, workers=workers,
                             resume=resume)
     summary = ConversionSummary()
-    steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary)
+    steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
+                 coords=coords)
     written = EXPORTERS[target](steps, Path(output), options=options, summary=summary)  # exporters show progress
     return Path(written), summary
 
@@ -145,9 +172,9 @@ def run_add_solution(input_path: Path, output: Path, *, source: str = "guir1", i
     tmp = output.with_name(output.name + ".tmp")
     summary = ConversionSummary()
     pf = pq.ParquetFile(path)
-    convention = guir1.detect_bbox_convention(path) if source == "guir1" else None
+    convention = guir1.file_frame(path) if source == "guir1" else None
     if convention:
-        note(summary, f"{path.name}: gt_bbox convention {convention}")
+        note(summary, f"{path.name}: {convention.describe()}")
     schema = pf.schema_arrow
     for column in columns:
         if column in schema.names:
@@ -227,11 +254,28 @@ def _report(summary: ConversionSummary, extra_lines: Sequence[str] = ()) -> None
         typer.echo(f"  note: {line}")
 
 
-def _fail(err: Exception, summary: ConversionSummary | None = None) -> None:
-    typer.echo(f"error: {err}", err=True)
-    if summary is not None:
-        typer.echo(summary.render(), err=True)
-    raise typer.Exit(1)
+def _error_line(err: BaseException) -> str:
+    """One line for the user: an OS error names its path (shortened) and says what went wrong."""
+    if isinstance(err, OSError) and err.filename is not None:
+        path = str(err.filename)
+        path = path if len(path) <= 160 else f"{path[:80]}...{path[-60:]} ({len(path)} characters)"
+        return f"cannot use {path}: {err.strerror or err}"
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+@contextlib.contextmanager
+def _user_errors() -> Iterator[None]:
+    """Bad records, unreadable inputs, unwritable outputs and a held output lock end the command with one
+    ``error:`` line and exit 2 (no traceback); nothing is left under an output's final name."""
+    import pyarrow as pa
+
+    from core.io import OutputLockedError
+
+    try:
+        yield
+    except (StepValidationError, OSError, ValueError, KeyError, pa.ArrowException, OutputLockedError) as e:
+        typer.echo(f"error: {_error_line(e)}", err=True)
+        raise typer.Exit(2) from None
 
 
 _FROM = typer.Option(..., "--from", help="Source format: guir1, screenspot, aitw, mind2web, guiodyssey, "
@@ -261,16 +305,18 @@ def convert_cmd(
     name: str | None = typer.Option(None, "--name", help="Dataset name (default: the input's stem)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Threads for image work in the exporter."),
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue an interrupted export."),
+    coords: Coords | None = typer.Option(None, "--coords", help="guir1: the gt_bbox frame of every file, instead "
+                                                                "of the vote of its rows."),
+    max_image_pixels: int | None = typer.Option(None, "--max-image-pixels", min=1, help=(
+        "Largest image (width x height) accepted; larger ones are row errors (default: Pillow's 89478485).")),
 ) -> None:
     """Convert a native dataset into a training format; prints read / written / skipped by reason."""
     _check_source(source)
-    summary = None
-    try:
+    with _user_errors():
         written, summary = run_convert(source, target, input_path, output, images_dir=images_dir,
                                        skip_missing=skip_missing, max_pixels=max_pixels, min_pixels=min_pixels,
-                                       template=template, name=name, workers=workers, resume=resume)
-    except (StepValidationError, FileNotFoundError, ValueError) as e:
-        _fail(e, summary)
+                                       template=template, name=name, workers=workers, resume=resume,
+                                       coords=coords.value if coords else None, max_image_pixels=max_image_pixels)
     _report(summary, [f"wrote {written}"])
 
 
@@ -290,12 +336,10 @@ def clean_cmd(
 ) -> None:
     """Repair or drop invalid boxes, empty instructions, duplicates and out-of-space actions."""
     _check_source(source)
-    try:
+    with _user_errors():
         cleaner = run_clean(input_path, output, source=source, images_dir=images_dir, skip_missing=skip_missing,
                             tolerance=tolerance, actions=[a for a in (actions or "").split(",") if a.strip()],
                             dedupe=dedupe)
-    except (StepValidationError, FileNotFoundError, ValueError) as e:
-        _fail(e)
     _report(cleaner.summary, [f"  repaired {n} x {r}" for r, n in sorted(cleaner.repaired.items())]
             + [f"wrote {output}"])
 
@@ -316,12 +360,10 @@ def add_solution_cmd(
 ) -> None:
     """Add the gold answer strings (GUI-R1 answer format and tool-call format) to a parquet file."""
     _check_source(source, PARQUET_SOURCES)
-    try:
+    with _user_errors():
         summary = run_add_solution(input_path, output, source=source, images_dir=images_dir,
                                    skip_missing=skip_missing, template=template, tool_template=tool_template,
                                    max_pixels=max_pixels, min_pixels=min_pixels)
-    except (StepValidationError, FileNotFoundError, KeyError, ValueError) as e:
-        _fail(e)
     _report(summary, [f"wrote {output}"])
 
 
@@ -335,10 +377,8 @@ def inspect_cmd(
 ) -> None:
     """Counts per source / action / task type / group, box convention detected, records skipped by reason."""
     _check_source(source)
-    try:
+    with _user_errors():
         report = run_inspect(source, input_path, images_dir=images_dir, limit=limit)
-    except (FileNotFoundError, ValueError) as e:
-        _fail(e)
     if as_json:
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
         return

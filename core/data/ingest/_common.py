@@ -89,8 +89,9 @@ def image_size_of(data: bytes, record: str) -> tuple[int, int]:
                 w, h = im.size
                 if w * h <= limit and im.format == "PNG":
                     im.verify()
-    except Image.DecompressionBombError as e:
-        raise StepValidationError(record, "image", f"{TOO_LARGE}: {e} (--max-image-pixels)") from None
+    except Image.DecompressionBombError:  # Pillow refuses twice its limit before we see the size
+        raise StepValidationError(record, "image", f"{TOO_LARGE}: over twice the limit of {limit} pixels "
+                                                   "(--max-image-pixels)") from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, struct.error, EOFError) as e:
         raise StepValidationError(record, "image", f"{CORRUPT_IMAGE}: {type(e).__name__}: {e}") from None
     if w <= 0 or h <= 0:
