@@ -1,0 +1,310 @@
+"""verl's ``mobile_use`` tool for the GUI-agent recipe: one coordinate grid, two phone sources, one episode loop.
+
+- :class:`CoordinateGrid`: how the model writes coordinates. ``grid999`` (default, the recipe's 999x999 screen),
+  ``grid1000`` (Qwen3-VL's native 0-1000) or ``pixels`` (absolute screen pixels). The SAME setting drives the
+  tool schema the model reads, the data prep's expected actions, the dense reward and the tool's execution.
+- Sources, behind the shared env contract (``core.world``): the simulated phone (online; ``task_id`` in the
+  create kwargs) and :class:`ReplayPhoneEnv`, a logged trajectory replayed as a phone (offline, as the recipe
+  trains; ``screenshots`` + ``expected_actions`` in the create kwargs).
+- :class:`MobileUseTool` (a verl ``BaseTool``, declared in ``mobile_use_tool.yaml``): ``create`` opens a
+  :class:`core.rollout.EpisodeSession` on the source, ``execute`` maps the call's coordinates from the grid to
+  Qwen3-VL's 0-1000 and hands it to ``EpisodeSession.act`` (core.parsers + core.geometry + env step + record:
+  the one episode loop), and answers with the next screenshot as an image.
+
+Import by file path (``verl/gui_agent`` on ``PYTHONPATH``): this folder has no ``__init__.py`` so it never
+shadows the installed ``verl`` package.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import uuid4
+
+import gymnasium
+import numpy as np
+from PIL import Image
+
+from core.actions import Action, canonical_action_name, from_mobile_use
+from core.geometry import normalized_distance
+from core.text_match import text_match
+
+TOOL_NAME = "mobile_use"
+#: The recipe's actions (verl GUI-agent README, "Mobile Use Tool").
+RECIPE_ACTIONS = ("click", "long_press", "swipe", "type", "answer", "system_button", "wait", "terminate")
+#: EpisodeSession template: Qwen3-VL tool calls on the 0-1000 grid (the tool converts the grid to it).
+SESSION_TEMPLATE = "qwen3vl-mobile-use"
+_POINT_KEYS = ("coordinate", "coordinate2")
+
+
+@dataclass(frozen=True)
+class CoordinateGrid:
+    """The coordinate space of ``mobile_use`` calls: ``grid999`` (x / W * 999), ``grid1000`` (x / W * 1000) or
+    ``pixels`` (screen pixels). Points are (x, y), origin top-left; ``screen`` is (W, H) in pixels."""
+
+    name: str = "grid999"
+
+    def __post_init__(self) -> None:
+        if self.name not in GRIDS:
+            raise ValueError(f"unknown coordinate grid {self.name!r}; known: {', '.join(GRIDS)}")
+
+    def extent(self, screen: Sequence[float]) -> tuple[float, float]:
+        """(width, height) of the coordinate space for a ``screen`` of (W, H) pixels."""
+        n = GRIDS[self.name]
+        return (float(screen[0]), float(screen[1])) if n is None else (float(n), float(n))
+
+    def to_screen(self, xy: Sequence[float], screen: Sequence[float]) -> tuple[float, float]:
+        """A grid point in screen pixels."""
+        gw, gh = self.extent(screen)
+        return float(xy[0]) * screen[0] / gw, float(xy[1]) * screen[1] / gh
+
+    def from_screen(self, xy: Sequence[float], screen: Sequence[float]) -> list[int]:
+        """A screen-pixel point on this grid, rounded to integers (how the model writes it)."""
+        gw, gh = self.extent(screen)
+        return [round(float(xy[0]) * gw / screen[0]), round(float(xy[1]) * gh / screen[1])]
+
+    def box_from_screen(self, box: Sequence[float], screen: Sequence[float]) -> list[float]:
+        """A screen-pixel box [x1, y1, x2, y2] on this grid (floats: boxes are not rounded)."""
+        gw, gh = self.extent(screen)
+        sx, sy = gw / screen[0], gh / screen[1]
+        return [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
+
+    def describe(self) -> str:
+        """The sentence the tool schema uses to tell the model how coordinates are written."""
+        n = GRIDS[self.name]
+        if n is None:
+            return "Coordinates are absolute screen pixels: [0, 0] is the top-left corner; the screen size is given in the task."
+        return (f"Coordinates are on a relative 0-{n} grid whatever the screen size: [0, 0] is the top-left corner "
+                f"and [{n}, {n}] the bottom-right corner.")
+
+
+GRIDS: dict[str, int | None] = {"grid999": 999, "grid1000": 1000, "pixels": None}
+
+
+def mobile_use_tool_schema(grid: CoordinateGrid) -> dict[str, Any]:
+    """OpenAI function schema of the ``mobile_use`` tool (our wording) for ``grid``; the chat template renders it
+    in the system turn."""
+    coord = f"[x, y]. {grid.describe()}"
+    return {"type": "function", "function": {
+        "name": TOOL_NAME,
+        "description": ("Use a touchscreen to interact with an Android phone, one action per call, looking at the "
+                        "current screenshot. " + grid.describe()),
+        "parameters": {"type": "object", "required": ["action"], "properties": {
+            "action": {"type": "string", "enum": list(RECIPE_ACTIONS), "description": (
+                "click: tap `coordinate`. long_press: press and hold `coordinate` for `time` seconds. swipe: slide "
+                "from `coordinate` to `coordinate2`. type: enter `text` into the focused field. answer: give the "
+                "answer `text`. system_button: press `button`. wait: wait `time` seconds. terminate: end the task "
+                "with `status`.")},
+            "coordinate": {"type": "array", "description": f"Point for click, long_press and the swipe start: {coord}"},
+            "coordinate2": {"type": "array", "description": f"Where a swipe ends: {coord}"},
+            "text": {"type": "string", "description": "Text for type and answer."},
+            "time": {"type": "number", "description": "Seconds for long_press and wait."},
+            "button": {"type": "string", "enum": ["Back", "Home", "Menu", "Enter"],
+                       "description": "System button for system_button."},
+            "status": {"type": "string", "enum": ["success", "failure"], "description": "For terminate."},
+        }},
+    }}
+
+
+def regrid_arguments(arguments: Mapping[str, Any], src: CoordinateGrid, dst: CoordinateGrid,
+                     screen: Sequence[float]) -> dict[str, Any]:
+    """``mobile_use`` arguments with ``coordinate``/``coordinate2`` moved from grid ``src`` to grid ``dst``.
+    Non-numeric coordinates are left as they are (the parser downstream names them)."""
+    out = dict(arguments)
+    for key in _POINT_KEYS:
+        value = out.get(key)
+        if (isinstance(value, (list, tuple)) and len(value) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+            out[key] = dst.from_screen(src.to_screen(value, screen), screen)
+    return out
+
+
+def tool_call_text(arguments: Mapping[str, Any]) -> str:
+    """A canonical ``<tool_call>`` block for ``arguments`` (how ``EpisodeSession.act`` receives a tool call)."""
+    return "<tool_call>\n" + json.dumps({"name": TOOL_NAME, "arguments": dict(arguments)}, ensure_ascii=False) + \
+        "\n</tool_call>"
+
+
+# --------------------------------------------------------------------------------------------- replay source
+
+
+def _rgb_array(image: Any) -> np.ndarray:
+    """HxWx3 uint8 array of a PIL image, image bytes, a ``{"bytes": ...}`` dict or a path."""
+    if isinstance(image, Mapping):
+        image = image.get("bytes") or image.get("path")
+    if isinstance(image, (bytes, bytearray)):
+        image = Image.open(io.BytesIO(image))
+    elif isinstance(image, str):
+        image = Image.open(image)
+    if not isinstance(image, Image.Image):
+        raise ValueError(f"a screenshot must be a PIL image, image bytes or a path, got {type(image).__name__}")
+    return np.asarray(image.convert("RGB"), dtype=np.uint8)
+
+
+def actions_match(pred: Action, gold: Action, screen: Sequence[float]) -> bool:
+    """Does ``pred`` do what ``gold`` does (both in screen pixels)? Same canonical action; points within 14% of the
+    screen (GUI-R1 / AndroidControl); text token F1 >= 0.5; same scroll direction."""
+    if canonical_action_name(pred.type) != canonical_action_name(gold.type):
+        return False
+    if gold.point is not None and (pred.point is None or
+                                   normalized_distance(pred.point, gold.point, screen[0], screen[1]) >= 0.14):
+        return False
+    if gold.direction is not None and pred.direction != gold.direction:
+        return False
+    return gold.text is None or text_match(pred.text or "", gold.text)
+
+
+class ReplayPhoneEnv(gymnasium.Env):
+    """A logged trajectory played back as a phone (the env contract of ``core.world``, offline).
+
+    ``screenshots[i]`` is the screen before ``expected_actions[i]`` (``mobile_use`` arguments on ``grid``).
+    Every action advances to the next logged screenshot (the last one repeats): the screens the model sees are
+    the logged ones whatever it does, as in the recipe's offline training. The goal check (``success``, reward
+    1.0 the step it first holds) is the offline one: every expected action matched, in order
+    (:func:`actions_match`). Ending actions (terminate/answer) terminate; ``max_steps`` truncates.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, screenshots: Sequence[Any], expected_actions: Sequence[Mapping[str, Any]], *,
+                 instruction: str, grid: CoordinateGrid, task_id: str = "replay", max_steps: int = 20):
+        if not screenshots:
+            raise ValueError("a replayed trajectory needs at least one screenshot")
+        self._screens = [_rgb_array(s) for s in screenshots]
+        h, w = self._screens[0].shape[:2]
+        self.screen_size = (w, h)
+        self.instruction, self.task_id, self.default_max_steps = instruction, task_id, max_steps
+        self.expected: list[Action] = []
+        for i, args in enumerate(expected_actions):
+            try:
+                self.expected.append(from_mobile_use(regrid_arguments(args, grid, _PIXELS, self.screen_size),
+                                                     swipe_as_scroll=True))
+            except ValueError as e:
+                raise ValueError(f"expected_actions[{i}]: {e}") from None
+        self._reset_state(max_steps)
+
+    def _reset_state(self, max_steps: int) -> None:
+        self.index, self.matched, self.steps, self.max_steps, self.succeeded = 0, 0, 0, max_steps, False
+
+    def _obs(self) -> np.ndarray:
+        return self._screens[min(self.index, len(self._screens) - 1)]
+
+    def _info(self, ignored: str | None = None) -> dict[str, Any]:
+        gold = self.expected[self.matched] if self.matched == self.index and self.matched < len(self.expected) else None
+        return {"task_id": self.task_id, "family": "replay", "app": None, "instruction": self.instruction,
+                "step_instruction": None, "screen_size": self.screen_size, "widgets": [],
+                "success": self.succeeded, "gold_action": gold, "gold_box": None, "ignored": ignored,
+                "step": self.steps}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._reset_state(int((options or {}).get("max_steps", self.default_max_steps)))
+        return self._obs(), self._info()
+
+    def step(self, action: Action):
+        if not isinstance(action, Action):
+            raise ValueError(f"action must be a core.actions.Action, got {type(action).__name__}")
+        on_track = self.matched == self.index and self.matched < len(self.expected)
+        if on_track and actions_match(action, self.expected[self.matched], self.screen_size):
+            self.matched += 1
+        self.index += 1
+        self.steps += 1
+        reward = 0.0
+        if not self.succeeded and self.expected and self.matched == len(self.expected):
+            self.succeeded, reward = True, 1.0
+        terminated = self.succeeded or canonical_action_name(action.type) in ("complete", "impossible", "answer")
+        truncated = not terminated and self.steps >= self.max_steps
+        return self._obs(), reward, terminated, truncated, self._info()
+
+
+_PIXELS = CoordinateGrid("pixels")
+
+
+def make_phone_env(create_kwargs: Mapping[str, Any], grid: CoordinateGrid, *, env_name: str = "sim-phone",
+                   max_steps: int = 20) -> tuple[Any, Any]:
+    """(env, task) for a trajectory: a :class:`ReplayPhoneEnv` when ``create_kwargs`` has ``screenshots``, the
+    simulated phone on ``task_id`` otherwise. ``ValueError`` naming the missing key."""
+    if create_kwargs.get("screenshots"):
+        env = ReplayPhoneEnv(create_kwargs["screenshots"], create_kwargs.get("expected_actions") or [],
+                             instruction=str(create_kwargs.get("instruction") or ""), grid=grid,
+                             task_id=str(create_kwargs.get("task_id") or "replay"), max_steps=max_steps)
+        return env, env.task_id
+    if not create_kwargs.get("task_id"):
+        raise ValueError("mobile_use create_kwargs need 'task_id' (simulated phone) or 'screenshots' (replay)")
+    from core.rollout.envs import get_env
+
+    return get_env(env_name).make(), str(create_kwargs["task_id"])
+
+
+# --------------------------------------------------------------------------------------------- the verl tool
+
+
+def _base_tool():
+    from verl.tools.base_tool import BaseTool
+
+    return BaseTool
+
+
+class MobileUseTool(_base_tool()):
+    """verl ``BaseTool`` for ``mobile_use``. Config (tool YAML ``config``): ``grid`` (grid999 | grid1000 | pixels),
+    ``env`` (``core.rollout`` env name for online tasks, default sim-phone), ``max_steps`` (20)."""
+
+    def __init__(self, config: dict, tool_schema: Any = None):
+        from verl.tools.schemas import OpenAIFunctionToolSchema
+
+        self.grid = CoordinateGrid(str(config.get("grid", "grid999")))
+        self.env_name = str(config.get("env", "sim-phone"))
+        self.max_steps = int(config.get("max_steps", 20))
+        schema = tool_schema or OpenAIFunctionToolSchema.model_validate(mobile_use_tool_schema(self.grid))
+        self.config, self.tool_schema, self.name = config, schema, schema.function.name
+        self.sessions: dict[str, Any] = {}
+
+    async def create(self, instance_id: str | None = None, create_kwargs: Mapping[str, Any] | None = None,
+                     **kwargs: Any):
+        """Open an :class:`~core.rollout.EpisodeSession` on the trajectory's source; returns (id, response)."""
+        from core.rollout import EpisodeSession
+        from verl.tools.schemas import ToolResponse
+
+        instance_id = instance_id or uuid4().hex
+        create_kwargs = dict(create_kwargs or {})
+        env, task = make_phone_env(create_kwargs, self.grid, env_name=self.env_name, max_steps=self.max_steps)
+        self.sessions[instance_id] = EpisodeSession(env, task, template=SESSION_TEMPLATE, max_steps=self.max_steps,
+                                                    seed=create_kwargs.get("seed"), episode_id=instance_id)
+        return instance_id, ToolResponse()
+
+    def session(self, instance_id: str) -> Any:
+        return self.sessions[instance_id]
+
+    def screenshot(self, instance_id: str) -> Image.Image:
+        """The current screen (screen pixels) as an RGB PIL image."""
+        return Image.fromarray(np.ascontiguousarray(self.sessions[instance_id].obs[..., :3]))
+
+    async def execute(self, instance_id: str, parameters: dict[str, Any], **kwargs: Any):
+        """Apply one call (arguments on the grid). Returns (response, step reward, metrics): the response is the
+        next screenshot (and a text note when the phone ignored or rejected the action, or the episode ended)."""
+        from verl.tools.schemas import ToolResponse
+
+        session = self.sessions[instance_id]
+        args = regrid_arguments(parameters, self.grid, CoordinateGrid("grid1000"), session.episode.screen_size)
+        rec = session.act(tool_call_text(args))
+        note = (f"Invalid action: {rec.invalid}." if rec.invalid else
+                f"The phone ignored the action: {rec.ignored}." if rec.ignored else None)
+        metrics = {"invalid": rec.invalid is not None, "ignored": rec.ignored is not None, "success": rec.success,
+                   "done": session.done}
+        if session.done:
+            return ToolResponse(text=note or "The episode is over."), rec.reward, metrics
+        return ToolResponse(image=[self.screenshot(instance_id)], text=note), rec.reward, metrics
+
+    async def calc_reward(self, instance_id: str, **kwargs: Any) -> float:
+        """1.0 when the task's goal check holds now (simulated phone) / every expected action matched (replay)."""
+        return float(self.sessions[instance_id].episode.success)
+
+    async def release(self, instance_id: str, **kwargs: Any) -> None:
+        self.sessions.pop(instance_id, None)
+
+
+__all__ = ["GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool", "ReplayPhoneEnv",
+           "actions_match", "make_phone_env", "mobile_use_tool_schema", "regrid_arguments", "tool_call_text"]
