@@ -53,12 +53,17 @@ def infer(
     served_model_name: Annotated[str | None, typer.Option(
         help="openai: model name in requests [default: first of GET /v1/models].")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="GUI_AGENT_API_KEY", help="openai: bearer token.")] = None,
+    timeout: Annotated[float, typer.Option(min=0.001, help=(
+        "openai: most seconds one request may take in all (connect, upload, the whole answer); "
+        "failed requests are retried twice with exponential backoff."))] = 600.0,
     retry_failed: Annotated[bool, typer.Option(help="Re-run rows of the output that have an error.")] = False,
 ) -> None:
     """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
-    for all of them."""
+    for all of them. Exit 0 when every row was answered, 1 when some rows failed (each is written with its
+    error), 2 when the run could not start (one error line)."""
     from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.backends import GenerationConfig, make_backend
+    from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
 
@@ -66,10 +71,14 @@ def infer(
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
     jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit)
     try:
+        processor_folder = processor_source(model)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--model") from None
+    try:
         policy = ResizePolicy(
             min_pixels=min_pixels if min_pixels is not None else GUIR1_TRAIN_MIN_PIXELS,
             max_pixels=max_pixels if max_pixels is not None else GUIR1_TRAIN_MAX_PIXELS,
-            factor=factor if factor is not None else model_image_factor(model),
+            factor=factor if factor is not None else model_image_factor(processor_folder),
         )
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--max-pixels/--min-pixels/--factor") from None
@@ -83,7 +92,7 @@ def infer(
                    "gpu_memory_utilization": gpu_memory_utilization, "max_model_len": max_model_len,
                    "dtype": dtype}
     else:
-        options = {"served_model_name": served_model_name, "api_key": api_key}
+        options = {"served_model_name": served_model_name, "api_key": api_key, "timeout_s": timeout}
     start = time.monotonic()
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
@@ -98,6 +107,7 @@ def infer(
                f"{time.monotonic() - start:.1f} s)", err=True)
     from core.inference.bench import iter_benchmark
 
+    failed = 0
     try:
         for job in jobs:
             typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
@@ -111,8 +121,12 @@ def infer(
                 typer.echo(f"error: {job.input}: {e}", err=True)
                 raise typer.Exit(2) from None
             typer.echo(summary.render())
+            failed += summary.failed
     finally:
         runner_backend.close()
+    if failed:
+        typer.echo(f"error: {failed} rows failed (written with their 'error'); rerun with --retry-failed", err=True)
+        raise typer.Exit(1)
 
 
 @dataclass(frozen=True)
