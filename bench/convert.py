@@ -66,12 +66,13 @@ def build_input(path: Path, rows: int, *, jobs: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from core.io import atomic_path
+
     schema = pa.schema([("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
                         ("gt_bbox", pa.list_(pa.float64())), ("instruction", pa.string()), ("history", pa.string()),
                         ("gt_action", pa.string()), ("gt_input_text", pa.string()), ("task_type", pa.string()),
                         ("group", pa.string()), ("ui_type", pa.string()), ("id", pa.int64())])
-    tmp = path.with_name(path.name + ".tmp")
-    with ProcessPoolExecutor(max_workers=jobs) as ex, pq.ParquetWriter(tmp, schema) as w:
+    with atomic_path(path) as tmp, ProcessPoolExecutor(max_workers=jobs) as ex, pq.ParquetWriter(tmp, schema) as w:
         batch = []
         for i, (png, box) in enumerate(ex.map(_screenshot, range(rows), chunksize=4)):
             batch.append({"image": {"bytes": png, "path": f"{i:06d}.png"}, "gt_bbox": box,
@@ -83,7 +84,6 @@ def build_input(path: Path, rows: int, *, jobs: int) -> None:
                 batch = []
         if batch:
             w.write_table(pa.Table.from_pylist(batch, schema=schema))
-    os.replace(tmp, path)
 
 
 # --------------------------------------------------------------------------------------------- variants

@@ -162,11 +162,12 @@ def atomic_write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> 
 
 
 @contextlib.contextmanager
-def output_lock(path: str | Path) -> Iterator[Path]:
+def output_lock(path: str | Path, *, wait: bool = False) -> Iterator[Path]:
     """Hold the exclusive lock of output ``path`` for the block; raises :class:`OutputLockedError` if held.
 
     The lock is ``fcntl.flock`` on ``<path>.lock`` (released by the kernel if the process dies, so a stale lock
-    file never blocks a later run). Separate opens conflict even inside one process.
+    file never blocks a later run). Separate opens conflict even inside one process. ``wait=True`` queues
+    behind the holder instead of failing (for short read-modify-write updates of a shared file).
     """
     path = Path(path)
     lock = lock_path(path)
@@ -174,7 +175,7 @@ def output_lock(path: str | Path) -> Iterator[Path]:
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise OutputLockedError(path) from None

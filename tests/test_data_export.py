@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 
 from core.data.export import EXPORTERS, ExportOptions
-from core.data.export import common as export_common
+from core.data.export import sinks as export_sinks
 from core.data.export.llamafactory import update_dataset_info
 from core.data.ingest import READERS
 from core.data.summary import ConversionSummary
@@ -376,8 +376,8 @@ def _dying(steps, after: int):
 @pytest.mark.parametrize("target", ["llamafactory", "verl"])
 def test_interrupted_export_resumes_without_redoing_work(tmp_path, monkeypatch, grounding_steps, episode_steps,
                                                          target):
-    monkeypatch.setattr(export_common, "CHECKPOINT_ROWS", 2)
-    monkeypatch.setattr(export_common, "PART_BYTES", 1)  # close a parquet part after every row
+    monkeypatch.setattr(export_sinks, "CHECKPOINT_ROWS", 2)
+    monkeypatch.setattr(export_sinks, "PART_BYTES", 1)  # close a parquet part after every row
     steps = grounding_steps + episode_steps  # 9 steps
     clean, _ = _export(target, steps, tmp_path / "clean", workers=2)
     out = tmp_path / "resumed"

@@ -1,16 +1,16 @@
 """Pictures of a result: a bar chart per benchmark and a confusion matrix of predicted vs gold action types.
 
 matplotlib is imported here only (it is in the ``rl`` environment, not the base install); without it
-:class:`PlotsUnavailable` says so.  Files are written atomically (temporary file + ``os.replace``).
+:class:`PlotsUnavailable` says so.  Files are written atomically (:func:`core.io.atomic_path`).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from core.io import atomic_path
 
 
 class PlotsUnavailable(RuntimeError):
@@ -31,14 +31,8 @@ def _pyplot():
 
 
 def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
+    with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
     return path
 
 

@@ -8,7 +8,6 @@ vanishing or stopping the run.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ import pyarrow.parquet as pq
 
 from core.data.summary import ConversionSummary
 from core.inference.runner import SkippedRecord
+from core.io import atomic_path
 from core.schema import Step
 
 #: Columns that identify each layout.
@@ -97,10 +97,8 @@ def write_guir1_benchmark(steps: Iterable[Step], path: str | Path) -> int:
         "group": s.group,
         "ui_type": s.ui_type,
     } for s in steps]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(pa.Table.from_pylist(rows, schema=GUIR1_BENCH_SCHEMA), tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.Table.from_pylist(rows, schema=GUIR1_BENCH_SCHEMA), tmp)
     return len(rows)
 
 

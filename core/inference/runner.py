@@ -28,6 +28,7 @@ from core.actions import NO_INPUT_TEXT, Action
 from core.geometry import Frame
 from core.inference.backends import Backend, Generation
 from core.inference.requests import DEFAULT_POLICY, InferenceRequest, ResizePolicy, build_request
+from core.io import atomic_write_text
 from core.schema import Step
 
 #: GUI-R1's gt_bbox for actions without a target.
@@ -145,15 +146,6 @@ def _dumps(row: dict[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False, allow_nan=False, default=str)
 
 
-def _atomic_write_lines(path: Path, lines: list[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.writelines(lines)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def load_done(path: str | Path, *, retry_failed: bool = False) -> tuple[set[str], dict[str, Any] | None]:
     """Ids already in the prediction file ``path`` and its first row (None when empty or absent).
 
@@ -191,7 +183,7 @@ def load_done(path: str | Path, *, retry_failed: bool = False) -> tuple[set[str]
         done.add(row["id"])
         kept.append(line)
     if dropped:
-        _atomic_write_lines(path, kept)
+        atomic_write_text(path, "".join(kept))
     return done, first
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from core.data.summary import ConversionSummary
+from core.io import atomic_write
 from core.rewards.registry import get_reward
 
 
@@ -33,28 +32,21 @@ def score_file(src: Path, dst: Path, reward: str, options: Mapping[str, Any]) ->
 
     get_reward(reward)
     summary = ConversionSummary()
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", dir=dst.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out, src.open(encoding="utf-8") as lines:
-            for lineno, line in enumerate(tqdm(lines, desc=f"score {reward}", unit="row"), start=1):
-                if not line.strip():
-                    continue
-                summary.read += 1
-                try:
-                    row = json.loads(line)
-                except ValueError as e:
-                    summary.skip(f"invalid JSON line ({e.__class__.__name__})", f"line {lineno}")
-                    continue
-                try:
-                    scored = score_row(row, reward, options)
-                except ValueError as e:  # RewardInputError is a ValueError
-                    summary.skip(str(e)[:160], f"line {lineno}")
-                    continue
-                out.write(json.dumps(scored, ensure_ascii=False) + "\n")
-                summary.written += 1
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(dst, "w") as out, src.open(encoding="utf-8") as lines:
+        for lineno, line in enumerate(tqdm(lines, desc=f"score {reward}", unit="row"), start=1):
+            if not line.strip():
+                continue
+            summary.read += 1
+            try:
+                row = json.loads(line)
+            except ValueError as e:
+                summary.skip(f"invalid JSON line ({e.__class__.__name__})", f"line {lineno}")
+                continue
+            try:
+                scored = score_row(row, reward, options)
+            except ValueError as e:  # RewardInputError is a ValueError
+                summary.skip(str(e)[:160], f"line {lineno}")
+                continue
+            out.write(json.dumps(scored, ensure_ascii=False) + "\n")
+            summary.written += 1
     return summary

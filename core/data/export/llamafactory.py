@@ -8,24 +8,17 @@ existing ``dataset_info.json`` under a file lock and written atomically.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from core.data.export.common import (
-    ExportOptions,
-    ImageStore,
-    JsonlSink,
-    Skip,
-    atomic_write_bytes,
-    guarded,
-    prepare_stored,
-    relative_or_absolute,
-    run_export,
-)
+from core.data.export.common import ExportOptions, prepare_stored, relative_or_absolute
+from core.data.export.driver import Skip, guarded, run_export
+from core.data.export.images import ImageStore
+from core.data.export.sinks import JsonlSink
 from core.data.summary import ConversionSummary
+from core.io import atomic_write_json, output_lock
 from core.schema import Step
 
 
@@ -45,26 +38,10 @@ def dataset_info_entry(file_name: str) -> dict[str, Any]:
     }
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - no flock on Windows; the atomic replace still holds
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
 def update_dataset_info(info_path: Path, name: str, entry: dict[str, Any]) -> None:
     """Set ``name`` in ``info_path`` (created if missing), keeping every other entry; atomic and locked."""
     info_path = Path(info_path)
-    with _locked(info_path):
+    with output_lock(info_path, wait=True):
         info: dict[str, Any] = {}
         if info_path.exists():
             try:
@@ -74,7 +51,7 @@ def update_dataset_info(info_path: Path, name: str, entry: dict[str, Any]) -> No
             if not isinstance(info, dict):
                 raise ValueError(f"{info_path} must hold a JSON object of dataset entries")
         info[name] = entry
-        atomic_write_bytes(info_path, (json.dumps(info, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+        atomic_write_json(info_path, info)
 
 
 def export_llamafactory(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,

@@ -24,18 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from core.actions import to_mobile_use
-from core.data.export.common import (
-    IMAGE_PLACEHOLDER,
-    ExportOptions,
-    ParquetSink,
-    Sample,
-    Skip,
-    guarded,
-    prepare,
-    run_export,
-    step_index,
-    template_frame,
-)
+from core.data.export.common import IMAGE_PLACEHOLDER, ExportOptions, Sample, prepare, step_index
+from core.data.export.driver import Skip, guarded, run_export
+from core.data.export.sinks import ParquetSink
 from core.data.summary import ConversionSummary
 from core.geometry import Frame
 from core.schema import Step
@@ -125,7 +116,7 @@ def export_mobile_use(steps: Iterable[Step], output_dir: Path, *, options: Expor
             s = prepare(step, options, default_template=DEFAULT_TEMPLATE)
             if isinstance(s, Skip):
                 return Skip(s.reason, tuple(x.id for x in eps))
-            if template_frame(s.template) is not Frame.GRID1000:
+            if s.frame is not Frame.GRID1000:
                 raise ValueError(f"mobile_use export needs a 0-1000 grid template (Qwen3-VL); "
                                  f"{options.template or DEFAULT_TEMPLATE!r} answers in {s.frame.value}")
             samples.append(s)
@@ -152,7 +143,7 @@ def export_mobile_use(steps: Iterable[Step], output_dir: Path, *, options: Expor
                 "split": first.step.split,
                 "source": first.step.source,
                 "instruction": first.step.instruction,
-                "template": first.info(index=pos)["template"],
+                "template": first.template.name,
                 "frame": Frame.GRID1000.value,
                 "answer": first.answer,
                 "expected_actions": actions,

@@ -15,16 +15,10 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.data.export.common import (
-    ExportOptions,
-    ImageStore,
-    JsonlSink,
-    Sample,
-    Skip,
-    guarded,
-    prepare_stored,
-    run_export,
-)
+from core.data.export.common import ExportOptions, Sample, prepare_stored
+from core.data.export.driver import Skip, guarded, run_export
+from core.data.export.images import ImageStore
+from core.data.export.sinks import JsonlSink
 from core.data.summary import ConversionSummary
 from core.schema import Step
 

@@ -14,7 +14,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.data.export.common import ExportOptions, ParquetSink, Sample, Skip, guarded, prepare, run_export
+from core.data.export.common import ExportOptions, Sample, prepare
+from core.data.export.driver import Skip, guarded, run_export
+from core.data.export.sinks import ParquetSink
 from core.data.summary import ConversionSummary
 from core.schema import Step
 

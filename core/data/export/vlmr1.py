@@ -12,24 +12,17 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from core.data.export.common import (
-    IMAGE_PLACEHOLDER,
-    ExportOptions,
-    ImageStore,
-    JsonlSink,
-    Skip,
-    guarded,
-    prepare_stored,
-    relative_or_absolute,
-    run_export,
-)
+from core.data.export.common import IMAGE_PLACEHOLDER, ExportOptions, prepare_stored, relative_or_absolute
+from core.data.export.driver import Skip, guarded, run_export
+from core.data.export.images import ImageStore
+from core.data.export.sinks import JsonlSink
 from core.data.export.swift import reward_columns
 from core.data.summary import ConversionSummary
+from core.io import atomic_path
 from core.schema import Step
 
 
@@ -74,25 +67,20 @@ def write_hf_dataset(jsonl: Path, root: Path, out: Path) -> Path:
         "task_type": datasets.Value("string"),
         "id": datasets.Value("string"),
     })
-    tmp = out.with_name(out.name + ".tmp")
     cache = out.with_name(out.name + ".cache")
-    shutil.rmtree(tmp, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
     try:
-        if jsonl.stat().st_size == 0:
-            ds = datasets.Dataset.from_dict({k: [] for k in features}, features=features)
-        else:
-            ds = datasets.Dataset.from_generator(_hf_rows, gen_kwargs={"jsonl": jsonl, "root": root},
-                                                 features=features, cache_dir=str(cache))
-        # one shard for an empty set: datasets' shard-size estimate divides by the row count
-        ds.save_to_disk(str(tmp), num_shards=1 if len(ds) == 0 else None)
-        del ds
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
+        with atomic_path(out) as tmp:
+            if jsonl.stat().st_size == 0:
+                ds = datasets.Dataset.from_dict({k: [] for k in features}, features=features)
+            else:
+                ds = datasets.Dataset.from_generator(_hf_rows, gen_kwargs={"jsonl": jsonl, "root": root},
+                                                     features=features, cache_dir=str(cache))
+            # one shard for an empty set: datasets' shard-size estimate divides by the row count
+            ds.save_to_disk(str(tmp), num_shards=1 if len(ds) == 0 else None)
+            del ds
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
