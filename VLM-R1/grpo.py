@@ -1,13 +1,18 @@
 """GRPO with trl's ``GRPOTrainer`` on the ``gui-agent data convert --to vlmr1`` dataset (``<name>.hf``).
 
-    python VLM-R1/grpo.py --model_name_or_path Qwen/Qwen2.5-VL-3B-Instruct \\
-        --dataset Data/vlmr1/gui-r1-3k.hf --reward_funcs r1gui_format r1gui_accuracy --output_dir saves/grpo-trl
+    python VLM-R1/grpo.py --config recipes/qwen2_5_vl_3b/grpo/config_guir1_trl.yaml \\
+        --model_name_or_path Qwen/Qwen2.5-VL-3B-Instruct --dataset Data/vlmr1/gui-r1-3k.hf --output_dir saves/grpo-trl
 
-Every ``GRPOConfig`` field is a flag (``--num_generations``, ``--beta``, ``--learning_rate``, ``--bf16`` ...) and
-``--config recipe.yaml`` reads them from YAML (trl's ``TrlParser``). Defaults follow GUI-R1: 8 generations,
-lr 1e-6, KL beta 0.04, 256 completion tokens, bf16 on GPU (fp32 on CPU). Rewards are the functions of
-``VLM-R1/rewards.py`` (names from ``REWARD_FUNCS``), scored by :mod:`core.rewards` against the dataset's
-``solution`` column; their knobs come from ``$GUI_REWARD_OPTIONS``.
+Presets are recipe files (``recipes/<model>/grpo/config_*_trl.yaml``, trl's ``--config`` YAML, each value with its
+source): ``config_guir1_trl.yaml`` (GUI-R1's values, 8 GPUs), ``config_guir1_trl_1gpu.yaml`` (one 80 GB GPU,
+DeepSpeed ZeRO-3 offload), ``config_vlmr1_trl.yaml`` (VLM-R1's REC defaults). Every ``GRPOConfig`` field is also
+a flag; flags win over the file. Without a recipe, trl 0.29.1's own defaults apply (note: ``beta`` 0, no KL).
+Precision: trl loads the policy and the reference model in fp32 and ``--bf16`` (on by default on CUDA, off on
+CPU) is bf16 autocast; the master weights and AdamW stay fp32. Images are resized by the processor within the
+recipe's ``min_pixels``/``max_pixels`` (the bounds the export used, so exported images are left untouched).
+``--lora_r N`` trains a LoRA adapter instead of the full model. Rewards are the functions of ``VLM-R1/rewards.py``
+(names from ``REWARD_FUNCS``), scored by :mod:`core.rewards` against the dataset's ``ground_truth`` column; their
+knobs come from ``$GUI_REWARD_OPTIONS``.
 """
 
 from __future__ import annotations
@@ -17,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REWARDS_FILE = Path(__file__).resolve().parent / "rewards.py"
-#: GUI-R1's GRPO settings where trl's defaults differ or may change.
-GUIR1_DEFAULTS = {"num_generations": 8, "learning_rate": 1e-6, "beta": 0.04, "max_completion_length": 256,
-                  "logging_steps": 1, "report_to": "none"}
+#: This script's defaults where trl's differ (recipe values live in recipes/; these are about logging only).
+SCRIPT_DEFAULTS = {"logging_steps": 1, "report_to": "none"}
 #: The vlmr1 export's columns the trainer and core.rewards read (ground truth in the model frame).
 REQUIRED_COLUMNS = ("prompt", "image", "ground_truth", "extra_info")
 
@@ -27,11 +31,19 @@ REQUIRED_COLUMNS = ("prompt", "image", "ground_truth", "extra_info")
 @dataclass
 class ScriptArguments:
     model_name_or_path: str = field(metadata={"help": "Model folder or Hub id (Qwen2.5-VL / Qwen3-VL)."})
-    dataset: str = field(metadata={"help": "The vlmr1 export's <name>.hf folder (datasets.save_to_disk)."})
+    dataset: str = field(metadata={"help": "The vlmr1 export's <name>.hf folder (datasets.save_to_disk); several "
+                                           "joined with ':' are concatenated (VLM-R1's data_paths)."})
     eval_dataset: str | None = field(default=None, metadata={"help": "Optional <name>-test.hf for evaluation."})
     reward_funcs: list[str] = field(default_factory=lambda: ["r1gui_format", "r1gui_accuracy"],
                                     metadata={"help": "Names from VLM-R1/rewards.py REWARD_FUNCS."})
     max_samples: int | None = field(default=None, metadata={"help": "Use only the first N training rows."})
+    min_pixels: int | None = field(default=None, metadata={
+        "help": "Processor smart_resize lower bound (pixels); the export's --min-pixels. None: the model's own."})
+    max_pixels: int | None = field(default=None, metadata={
+        "help": "Processor smart_resize upper bound (pixels); the export's --max-pixels. None: the model's own."})
+    lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains the full model."})
+    lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha (with --lora_r)."})
+    lora_dropout: float = field(default=0.05, metadata={"help": "LoRA dropout (with --lora_r)."})
 
 
 def load_reward_funcs(names: list[str]) -> list:
@@ -45,7 +57,7 @@ def load_reward_funcs(names: list[str]) -> list:
     return [module.REWARD_FUNCS[n] for n in names]
 
 
-def load_split(path: str, flag: str, max_samples: int | None = None):
+def load_split(path: str, flag: str):
     """``load_from_disk`` with a clear error when the folder is missing or not a vlmr1 export."""
     from datasets import Dataset, load_from_disk
 
@@ -59,21 +71,58 @@ def load_split(path: str, flag: str, max_samples: int | None = None):
         raise SystemExit(f"{flag} {path}: missing column(s) {missing}; a vlmr1 export has {list(REQUIRED_COLUMNS)}")
     if len(ds) == 0:
         raise SystemExit(f"{flag} {path}: the dataset is empty")
+    return ds
+
+
+def load_processor(script: ScriptArguments):
+    """The model's processor with the recipe's pixel bounds (``None`` keeps the model's own)."""
+    from transformers import AutoProcessor
+
+    bounds = {k: v for k, v in (("min_pixels", script.min_pixels), ("max_pixels", script.max_pixels)) if v}
+    return AutoProcessor.from_pretrained(script.model_name_or_path, **bounds)
+
+
+def peft_config(script: ScriptArguments):
+    """A LoRA config on every linear layer (peft's ``all-linear``) when ``--lora_r`` > 0, else None (full)."""
+    if script.lora_r <= 0:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(r=script.lora_r, lora_alpha=script.lora_alpha, lora_dropout=script.lora_dropout,
+                      target_modules="all-linear", task_type="CAUSAL_LM")
+
+
+def parse(argv: list[str] | None = None):
+    """``(ScriptArguments, GRPOConfig)`` from flags and ``--config recipe.yaml`` (flags win)."""
+    import torch
+    from trl import GRPOConfig, TrlParser
+
+    parser = TrlParser((ScriptArguments, GRPOConfig))
+    parser.set_defaults(**SCRIPT_DEFAULTS, bf16=torch.cuda.is_available())
+    return parser.parse_args_and_config(argv)
+
+
+def load_splits(paths: str, flag: str, max_samples: int | None = None):
+    """:func:`load_split` of each ``':'``-separated path, concatenated in order (then the first ``max_samples``)."""
+    from datasets import concatenate_datasets
+
+    parts = [load_split(p, flag) for p in paths.split(":") if p]
+    if not parts:
+        raise SystemExit(f"{flag}: no dataset path given")
+    ds = parts[0] if len(parts) == 1 else concatenate_datasets(parts)
     return ds.select(range(min(max_samples, len(ds)))) if max_samples else ds
 
 
 def main(argv: list[str] | None = None) -> None:
-    import torch
-    from trl import GRPOConfig, GRPOTrainer, TrlParser
+    from trl import GRPOTrainer
 
-    parser = TrlParser((ScriptArguments, GRPOConfig))
-    parser.set_defaults(**GUIR1_DEFAULTS, bf16=torch.cuda.is_available())
-    script, config = parser.parse_args_and_config(argv)
+    script, config = parse(argv)
     reward_funcs = load_reward_funcs(script.reward_funcs)
-    train = load_split(script.dataset, "--dataset", script.max_samples)
+    train = load_splits(script.dataset, "--dataset", script.max_samples)
     evaluation = load_split(script.eval_dataset, "--eval_dataset") if script.eval_dataset else None
     trainer = GRPOTrainer(model=script.model_name_or_path, reward_funcs=reward_funcs, args=config,
-                          train_dataset=train, eval_dataset=evaluation)
+                          train_dataset=train, eval_dataset=evaluation, processing_class=load_processor(script),
+                          peft_config=peft_config(script))
     trainer.train(resume_from_checkpoint=config.resume_from_checkpoint)
     trainer.save_model(config.output_dir)
 

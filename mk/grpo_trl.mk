@@ -1,14 +1,21 @@
-# GRPO with trl's GRPOTrainer (VLM-R1 style) on the vlmr1 export (`make data` writes Data/vlmr1/$(DATASET).hf).
-#   make grpo-trl MODEL=Qwen/Qwen2.5-VL-3B-Instruct
-#   make grpo-trl MODEL=... TRL_DATA=Data/vlmr1/gui-r1-3k.hf TRL_REWARDS="r1gui" ARGS="--num_generations 4 --max_steps 100"
-# ARGS takes any GRPOConfig flag (--beta, --learning_rate, --per_device_train_batch_size, --config recipe.yaml ...).
+# GRPO with trl's GRPOTrainer (VLM-R1 style) on the vlmr1 export (`make data` writes Data/vlmr1/$(DATASET).hf), with
+# a trl --config recipe (recipes/<model>/grpo/config_*_trl.yaml; flags in ARGS win over it):
+#   make grpo-trl MODEL=Qwen/Qwen2.5-VL-3B-Instruct                          # config_guir1_trl.yaml (8 GPUs)
+#   make grpo-trl TRL_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_guir1_trl_1gpu.yaml   # one 80 GB GPU
+#   make grpo-trl TRL_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_vlmr1_trl.yaml        # VLM-R1's REC defaults
+# ARGS takes any GRPOConfig flag (--max_steps 100, --num_generations 4 ...). Multi-GPU: VLM-R1/run_scripts/run_grpo_gui.sh.
+TRL_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_trl.yaml
 TRL_DATA ?= $(or $(DATA_ROOT),Data)/vlmr1/$(DATASET).hf
-TRL_REWARDS ?= r1gui_format r1gui_accuracy
 TRL_OUTPUT ?= saves/$(notdir $(MODEL))/$(DATASET)/grpo-trl
+TRL_CPU_ARGS = --bf16 false --use_cpu true --use_vllm false --dataloader_num_workers 0
 ARGS ?=
 
 .PHONY: grpo-trl
 grpo-trl: $(VENVS)/rl/.ready
 	@test -d "$(TRL_DATA)" || { echo "grpo-trl: $(TRL_DATA) not found (export it with --to vlmr1, or set TRL_DATA=)"; exit 2; }
-	$(RL)/python VLM-R1/grpo.py --model_name_or_path $(MODEL) --dataset $(TRL_DATA) \
-		--reward_funcs $(TRL_REWARDS) --output_dir $(TRL_OUTPUT) $(ARGS)
+	@test -f "$(TRL_RECIPE)" || { echo "grpo-trl: recipe $(TRL_RECIPE) not found (ls recipes/*/grpo/*_trl.yaml; set TRL_RECIPE=)"; exit 2; }
+	$(call cpu_note,grpo-trl)
+	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(call run_name,$(TRL_RECIPE)) \
+	$(RL)/python VLM-R1/grpo.py --config $(TRL_RECIPE) --model_name_or_path $(MODEL) --dataset $(TRL_DATA) \
+		--output_dir $(TRL_OUTPUT) --report_to $(report_to) --run_name $(call run_name,$(TRL_RECIPE)) \
+		$(if $(HAS_CUDA),,$(TRL_CPU_ARGS)) $(ARGS)

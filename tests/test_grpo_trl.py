@@ -5,9 +5,11 @@ The AitZ episode (home, scroll, click, complete) and the ScreenSpot web rows are
 
 * the script's reward plumbing gives the gold answers full format and accuracy marks, and other rows' answers or
   prose fewer, so the ground truth reaching ``core.rewards`` is each row's own;
-* ``VLM-R1/grpo.py`` trains the tiny random Qwen2.5-VL for 2 GRPO steps on CPU in a subprocess: it exits 0,
-  trl logged ``rewards/<name>/mean`` for both selected rewards at every step (so the trainer called them on the
-  generated completions), and the checkpoint and final model were written and load back.
+* the presets (``recipes/qwen2_5_vl_3b/grpo/config_*_trl.yaml``) parse into ``GRPOConfig`` with GUI-R1's / VLM-R1's
+  values and batch arithmetic for the GPU count they state; flags win over a recipe;
+* ``make grpo-trl`` with the GUI-R1 preset trains the tiny random Qwen2.5-VL for 2 GRPO steps on CPU (picking the
+  CPU-safe settings itself): trl logged both reward parts and the KL at every step, ``LOGGER=tensorboard`` wrote
+  event files with those scalars under the run name, and the model and its processor load back.
 """
 
 from __future__ import annotations
@@ -95,32 +97,108 @@ def test_bad_inputs_are_named(grpo, export, tmp_path):
         grpo.load_split(str(tmp_path / "p.hf"), "--dataset")
 
 
+RECIPES = REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"
+TB_SCALARS = ["train/reward", "train/reward_std", "train/rewards/r1gui_format/mean", "train/rewards/r1gui_accuracy/mean",
+              "train/kl", "train/loss", "train/completions/mean_length", "train/learning_rate"]
+
+
+def _without_deepspeed(path: Path, tmp_path: Path) -> tuple[Path, dict]:
+    """The recipe minus its ``deepspeed`` key (deepspeed is a GPU extra, absent here) and that key's value."""
+    import yaml
+
+    recipe = yaml.safe_load(path.read_text())
+    ds = recipe.pop("deepspeed", None)
+    out = tmp_path / path.name
+    out.write_text(yaml.safe_dump(recipe))
+    return out, ds
+
+
+@pytest.mark.parametrize("name, gpus", [("config_guir1_trl", 8), ("config_guir1_trl_1gpu", 1), ("config_vlmr1_trl", 8)])
+def test_trl_presets_parse_into_grpo_config_with_their_sources(grpo, tmp_path, monkeypatch, name, gpus):
+    """Each preset is a trl --config file GRPOConfig accepts; GUI-R1's batch sizes hold for the GPU count it states;
+    the DeepSpeed config it names exists (ZeRO-3; CPU offload for the one-GPU preset)."""
+    monkeypatch.delenv("GUI_REWARD_OPTIONS", raising=False)
+    path = RECIPES / f"{name}.yaml"
+    assert all("#" in line for line in path.read_text().splitlines() if line and not line.startswith(("#", "env:")))
+    assert f"{gpus} x 80 GB" in path.read_text() or (gpus == 1 and "1 x 80 GB GPU" in path.read_text())
+    parsed, ds = _without_deepspeed(path, tmp_path)
+    script, config = grpo.parse(["--config", str(parsed), "--output_dir", str(tmp_path / "out")])
+    assert script.model_name_or_path == "Qwen/Qwen2.5-VL-3B-Instruct" and script.dataset == "Data/vlmr1/gui-r1-3k.hf"
+    grpo.load_reward_funcs(script.reward_funcs)  # every named reward exists
+    if "guir1" in name:
+        assert (config.num_generations, config.beta, config.max_completion_length) == (5, 0.01, 1024)
+        assert (config.temperature, config.learning_rate, config.weight_decay) == (1.0, 1e-6, 0.01)
+        assert (script.min_pixels, script.max_pixels) == (262144, 1258291)
+        assert config.reward_weights == [0.2, 0.8] and json.loads(os.environ["GUI_REWARD_OPTIONS"]) == {"mode": "guir1"}
+        per_update = gpus * config.per_device_train_batch_size * config.gradient_accumulation_steps
+        assert per_update == 128 * 5  # GUI-R1: global batch 128 prompts x n 5
+        rollout = gpus * config.per_device_train_batch_size * config.steps_per_generation
+        # GUI-R1 rolls out 512 prompts x n 5 per 4 updates; one GPU generates one group per micro-step (on-policy).
+        assert rollout == (512 * 5 if gpus == 8 else config.num_generations)
+    else:  # VLM-R1 run_grpo_rec.sh
+        assert (config.num_generations, config.beta, config.max_completion_length) == (8, 0.04, 2048)
+        assert (config.per_device_train_batch_size, config.gradient_accumulation_steps) == (8, 2)
+    if gpus == 1:
+        assert ds == "configs/deepspeed/ds_z3_offload_config.json"
+    if ds:
+        zero = json.loads((REPO / ds).read_text())["zero_optimization"]
+        assert zero["stage"] == 3
+        if gpus == 1:
+            assert zero["offload_param"]["device"] == zero["offload_optimizer"]["device"] == "cpu"
+
+
+def test_flags_win_over_the_recipe(grpo, tmp_path, monkeypatch):
+    monkeypatch.delenv("GUI_REWARD_OPTIONS", raising=False)
+    script, config = grpo.parse(["--config", str(RECIPES / "config_guir1_trl.yaml"), "--output_dir", str(tmp_path),
+                                 "--num_generations", "2", "--max_pixels", "200704", "--use_vllm", "false"])
+    assert config.num_generations == 2 and script.max_pixels == 200704 and config.beta == 0.01
+    assert config.use_vllm is False
+
+
 @pytest.mark.slow
-def test_grpo_script_trains_two_steps_on_cpu(export, tmp_path):
+def test_make_grpo_trl_trains_two_steps_on_cpu_and_logs_tensorboard_scalars(export, tmp_path):
+    """The README's CPU smoke command: make picks the CPU-safe settings itself; LOGGER=tensorboard writes event
+    files holding the reward parts, KL, loss and completion length under the run name."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
     from core.testing import tiny_qwen25vl_path
 
-    out = tmp_path / "grpo"
-    cmd = [sys.executable, str(SCRIPT), "--model_name_or_path", str(tiny_qwen25vl_path()), "--dataset", str(export),
-           "--reward_funcs", *REWARDS, "--output_dir", str(out), "--max_steps", "2", "--num_generations", "2",
-           "--per_device_train_batch_size", "2", "--max_completion_length", "16", "--bf16", "false",
-           "--use_cpu", "true", "--save_strategy", "steps", "--save_steps", "2", "--dataloader_num_workers", "0"]
+    out, logs = tmp_path / "grpo", tmp_path / "runs"
+    smoke = (f"--max_steps 2 --num_generations 2 --per_device_train_batch_size 2 --gradient_accumulation_steps 1 "
+             f"--steps_per_generation 1 --max_completion_length 16 --min_pixels 3136 --max_pixels {TINY_MAX_PIXELS} "
+             "--save_steps 2 --num_train_epochs 1")
+    cmd = ["make", "-o", ".venvs/rl/.ready", "grpo-trl", f"MODEL={tiny_qwen25vl_path()}",
+           f"TRL_RECIPE={RECIPES / 'config_guir1_trl.yaml'}", f"TRL_DATA={export}", f"TRL_OUTPUT={out}",
+           "LOGGER=tensorboard", f"LOG_ROOT={logs}", f"ARGS={smoke}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false", "WANDB_DISABLED": "true"}
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+           "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    if "no CUDA GPU found" not in proc.stdout:
+        pytest.skip("machine has a CUDA GPU: the CPU-safe path is not taken")
+    assert "--bf16 false --use_cpu true --use_vllm false --dataloader_num_workers 0" in proc.stdout
 
     state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
-    assert state["global_step"] == 2
     steps = [log for log in state["log_history"] if "loss" in log]
     assert [log["step"] for log in steps] == [1, 2]
     for log in steps:
         for name in REWARDS:
-            value = log[f"rewards/{name}/mean"]
-            assert math.isfinite(value) and 0.0 <= value <= 1.0
-        assert math.isfinite(log["loss"]) and log["completions/mean_length"] > 0
+            assert 0.0 <= log[f"rewards/{name}/mean"] <= 1.0
+        assert math.isfinite(log["kl"]) and log["completions/mean_length"] > 0
 
-    from transformers import AutoModelForImageTextToText
+    [run_dir] = [p for p in logs.iterdir() if p.is_dir()]
+    assert run_dir.name.endswith("_guir1_trl")
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    tags = events.Tags()["scalars"]
+    missing = [t for t in TB_SCALARS if t not in tags]
+    assert not missing, (missing, tags)
+    for tag in TB_SCALARS:
+        assert [e.step for e in events.Scalars(tag)] == [1, 2], tag
+        assert all(math.isfinite(e.value) for e in events.Scalars(tag))
+
+    from transformers import AutoModelForImageTextToText, AutoProcessor
 
     model = AutoModelForImageTextToText.from_pretrained(out)
     assert model.config.model_type == "qwen2_5_vl"
-    assert (out / "checkpoint-2" / "model.safetensors").is_file()
+    assert AutoProcessor.from_pretrained(out).image_processor.size["longest_edge"] == TINY_MAX_PIXELS
