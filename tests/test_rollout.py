@@ -312,3 +312,14 @@ def test_tiny_model_runs_whole_episodes_through_the_hf_backend(buttons_env, tmp_
 def test_gold_text_round_trips_every_phone_action_in_both_formats(template, gold, executed):
     session = EpisodeSession(ButtonsEnv(), "green", template=template)
     assert session.parse(session.gold_text(gold)) == (executed, None)
+
+
+def test_low_level_prompts_carry_each_steps_instruction():
+    session = EpisodeSession(ButtonsEnv(), "blue-green-red", level="low", max_screenshots=2)
+    assert "command 'Tap blue'" in session.messages()[0]["content"]
+    session.act(session.gold_text())
+    session.act(session.gold_text())
+    msgs = session.messages()  # the window starts at turn 2 ("Tap green"); the next step is "Tap red"
+    assert "command 'Tap green'" in msgs[0]["content"] and "Step 1: Click" in msgs[0]["content"]
+    assert msgs[-1]["content"] == "Next: Tap red\nCurrent screenshot: <image>"
+    assert [r.instruction for r in session.episode.steps] == ["Tap blue", "Tap green"]

@@ -144,14 +144,15 @@ class EpisodeSession:
         """What the prompt asks for now: the goal (``high``), or the next gold step's instruction (``low``)."""
         return self.instruction_of(self.info)
 
-    def prompt_step(self, action: Action = PLACEHOLDER_GOLD, *, history_upto: int | None = None) -> Step:
-        """The :class:`~core.schema.Step` templates render for the current screen: the instruction, the executed
-        actions so far (the first ``history_upto`` of them when given) as structured history, ``action`` as the
-        gold (prompts never read it; scripted answers do)."""
+    def prompt_step(self, action: Action = PLACEHOLDER_GOLD, *, history_upto: int | None = None,
+                    instruction: str | None = None) -> Step:
+        """The :class:`~core.schema.Step` templates render for the current screen: the instruction (default: the
+        current one), the executed actions so far (the first ``history_upto`` of them when given) as structured
+        history, ``action`` as the gold (prompts never read it; scripted answers do)."""
         w, h = self.episode.screen_size
         history = tuple(self.history if history_upto is None else self.history[:history_upto])
         return Step.build(f"{self.episode.id} step {len(self.episode.steps)}", id=f"{self.episode.id}:"
-                          f"{len(self.episode.steps)}", image_size=(w, h), instruction=self.instruction,
+                          f"{len(self.episode.steps)}", image_size=(w, h), instruction=instruction or self.instruction,
                           history=history, task_type=self.level, action=action, source="rollout",
                           group="mobile")
 
@@ -170,8 +171,8 @@ class EpisodeSession:
         window = self._window()
         executed_before = sum(1 for s in self.episode.steps[:len(self.episode.steps) - len(window)]
                               if s.action is not None)
-        msgs = [dict(m) for m in self.template.render(self.prompt_step(history_upto=executed_before),
-                                                      self.geometry)]
+        first = self.prompt_step(history_upto=executed_before, instruction=window[0].instruction if window else None)
+        msgs = [dict(m) for m in self.template.render(first, self.geometry)]
         for rec in window:
             msgs.append({"role": "assistant", "content": rec.model_text or ""})
             note = f"That answer was not executed: {rec.invalid}.\n" if rec.invalid else ""
