@@ -142,8 +142,9 @@ def test_eval_sh_over_a_guir1_named_folder(tmp_path):
     pred.mkdir()
     write_jsonl(pred / "screenspot_test.json", [_pred_at(r, "center") for r in screenspot_rows()[:30]])
     write_jsonl(pred / "androidcontrol_low_test.json", two_long_press_rows())
-    write_jsonl(pred / "guiodyssey_test.json", [_nav(r, "click", r["gt_bbox"])
-                                                for r in osatlas_rows("gui_odyssey_test.jsonl", (720, 1280))])
+    odyssey = [{**_nav(r, "click", r["gt_bbox"]), "image_source": "/data/aitz.parquet"}
+               for r in osatlas_rows("gui_odyssey_test.jsonl", (720, 1280))]
+    write_jsonl(pred / "guiodyssey_test.json", odyssey)
     out = tmp_path / "eval"
     env = {**os.environ, "EVAL_ARGS": "--no-plots"}
     p = subprocess.run(["bash", str(ROOT / "experiments" / "guir1" / "eval.sh"), str(pred), str(out)],
@@ -158,6 +159,14 @@ def test_eval_sh_over_a_guir1_named_folder(tmp_path):
     md = (out / "report.md").read_text()
     assert "## Evaluation (strict mode)" in md and "## Evaluation (guir1 mode)" in md and "High-level tasks" in md
     assert (out / "strict" / "gallery" / "androidcontrol_low" / "index.html").is_file()
+    # every table says how many rows it scored and on which files
+    assert f"- qwen2_5_vl_3b / GUI-Odyssey: n={len(odyssey)}, predictions guiodyssey_test.json on aitz.parquet" in md
+    assert "- qwen2_5_vl_3b / AndroidControl-Low: n=4, predictions androidcontrol_low_test.json" in md
+    assert "- qwen2_5_vl_3b / ScreenSpot: n=30, predictions screenspot_test.json" in md
+    assert md.count("Rows and data:") == 2 * 3  # both modes: grounding, low-level and high-level tables
+    # logs: no empty progress bar before the tables, paths never folded at 80 columns, no colour codes
+    assert "0 rows" not in p.stderr + p.stdout and "\x1b[" not in p.stdout
+    assert f"json: {out / 'strict' / 'report.json'}\n" in p.stdout and len(str(out / "strict" / "report.json")) > 80
 
 
 def test_eval_sh_usage_errors(tmp_path):

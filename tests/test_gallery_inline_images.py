@@ -1,4 +1,5 @@
-"""Failures of predictions made from a benchmark parquet (images inline) still get their screenshot drawn."""
+"""Failures of predictions made from a benchmark parquet (images inline) still get their screenshot drawn, and each
+row's screenshot is resolved in order: a readable image_path, the inline image (image_source), --image-root."""
 
 import io
 import json
@@ -12,7 +13,9 @@ from core.eval.gallery import write_gallery
 from core.inference.bench import iter_benchmark, write_guir1_benchmark
 
 
-def test_gallery_reads_inline_screenshots_back_from_the_benchmark_file(tmp_path, shared_data):
+def _aitz_failures(tmp_path, shared_data, image_path=None) -> tuple[list[dict], list]:
+    """Prediction rows for the real AitZ episode made from a GUI-R1 benchmark parquet (screenshots inline), all
+    wrong (long_press), and their scored failures."""
     steps = list(READERS["aitw"](shared_data / "aitz", summary=ConversionSummary()))
     bench = tmp_path / "androidcontrol_high_test.parquet"
     write_guir1_benchmark(steps, bench)
@@ -24,14 +27,43 @@ def test_gallery_reads_inline_screenshots_back_from_the_benchmark_file(tmp_path,
             "gt_bbox": [-100, -100], "gt_input_text": step.action.guir1_input_text(), "group": "aitz",
             "ui_type": "", "image_size": [w, h], "pred": "<answer>[{'action': 'long_press'}]</answer>",
             "pred_action": "long_press", "pred_coord": [w // 4, h // 4], "pred_input_text": "no input text",
-            "image_path": None, "image_source": step.extra["image_source"],
+            "image_path": image_path, "image_source": step.extra["image_source"],
         })
     preds = tmp_path / "androidcontrol_high_test.json"
     preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows, evaluate([preds], "androidcontrol_high", mode="strict", max_failures=10).failures
 
-    result = evaluate([preds], "androidcontrol_high", mode="strict", max_failures=10)
-    assert len(result.failures) == len(rows)  # every gold action differs from long_press
-    info = write_gallery(result.failures, tmp_path / "gallery")
+
+def _thumb_sizes(gallery) -> list[tuple[int, int]]:
+    out = []
+    for f in sorted((gallery / "img").glob("*.png")):
+        with Image.open(f) as im:
+            out.append(im.size)
+    return out
+
+
+def test_gallery_resolves_readable_path_then_inline_then_image_root(tmp_path, shared_data):
+    # AitZ rows carry a relative image_path that does not resolve from here: the inline image is used
+    rows, failures = _aitz_failures(tmp_path, shared_data, image_path="GOOGLE_APPS-1/step_0.png")
+    info = write_gallery(failures, tmp_path / "g1", image_root=tmp_path / "nowhere")
+    assert info["with_image"] == len(rows) == 4
+    assert set(_thumb_sizes(tmp_path / "g1")) == {(270, 600)}  # the AitZ screenshots, drawn from the parquet
+    # a readable image_path wins over the inline image (a 2560x1440 ScreenSpot screenshot -> 800x450 thumbnail)
+    shot = next((shared_data / "screenspot" / "images").glob("*.png"))
+    readable = [{**f, "image_path": str(shot)} for f in failures]
+    assert write_gallery(readable, tmp_path / "g2")["with_image"] == 4
+    assert set(_thumb_sizes(tmp_path / "g2")) == {(800, 450)}
+    # neither readable nor inline (the benchmark file is gone): --image-root is tried last
+    no_source = [{**f, "image_path": f"sub/{shot.name}", "image_source": str(tmp_path / "gone.parquet")}
+                 for f in failures]
+    assert write_gallery(no_source, tmp_path / "g3")["with_image"] == 0
+    assert write_gallery(no_source, tmp_path / "g4", image_root=shot.parent)["with_image"] == 4
+
+
+def test_gallery_reads_inline_screenshots_back_from_the_benchmark_file(tmp_path, shared_data):
+    rows, failures = _aitz_failures(tmp_path, shared_data)
+    assert len(failures) == len(rows)  # every gold action differs from long_press
+    info = write_gallery(failures, tmp_path / "gallery")
     assert info["with_image"] == len(rows)
     first = sorted((tmp_path / "gallery" / "img").glob("*.png"))[0]
     with Image.open(io.BytesIO(first.read_bytes())) as im:

@@ -156,6 +156,11 @@ def test_episode_renders_history_as_training_does(tiny_model, steps):
     expected = get_template("guir1-high").render(second.request.step, second.request.geometry)[0]["content"]
     assert prompt == expected and "Step 1: Type 'task 0 open the clock app'" in prompt
     assert second.row["history"] == " \nStep 1: Type 'task 0 open the clock app'\n\n"
+    # printing a turn or the episode shows the actions, never the screenshot bytes
+    for text in (repr(second), repr(episode), str(second)):
+        assert "PNG" not in text and "\\x" not in text and len(text) < 2000, text[:300]
+    assert repr(second).startswith("AgentTurn(text=") and "action=Action(type=" in repr(second)
+    assert "task 0 open the clock app" in repr(episode) and "type='type'" in repr(episode)
 
 
 @pytest.mark.slow

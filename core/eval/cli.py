@@ -14,23 +14,42 @@ _MODE_HELP = "strict (the field's definition, default) or guir1 (GUI-R1's evalua
 
 
 def _fail(msg: str) -> None:
-    from rich.console import Console
+    from core.console import make_console
 
-    Console(stderr=True).print(f"[red]error:[/] {msg}")
+    make_console(stderr=True).print(f"[red]error:[/] {msg}")
     raise typer.Exit(2)
 
 
+#: At most this many benchmark inputs are named in a result's ``data``.
+MAX_INPUTS_NAMED = 5
+
+
 def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
+    """Score ``paths``; returns ``(EvalResult, its JSON with "data")``: the prediction files and the benchmark
+    files their rows were predicted from (``image_source``), so every table can name what it ran on."""
     from tqdm import tqdm
 
     from core.eval.io import PredictionFileError, iter_records
     from core.eval.metrics import score_records
 
+    inputs: dict[str, None] = {}
+
+    def noting_inputs(records):
+        for rec in records:
+            src = rec.row.get("image_source")
+            if isinstance(src, str) and src and len(inputs) < MAX_INPUTS_NAMED:
+                inputs.setdefault(Path(src).name)
+            yield rec
+
     try:
-        records = tqdm(iter_records(paths), desc=f"{benchmark} ({mode})", unit=" rows", leave=False)
-        return score_records(records, benchmark, mode, max_failures=max_failures)
+        # a bar only on a terminal (disable=None): logs get no empty "0 rows" line before each table
+        records = tqdm(noting_inputs(iter_records(paths)), desc=f"{benchmark} ({mode})", unit=" rows", leave=False,
+                       disable=None)
+        result = score_records(records, benchmark, mode, max_failures=max_failures)
     except (PredictionFileError, ValueError) as e:
         _fail(str(e))
+    data = {"predictions": [p.name for p in paths], "inputs": list(inputs)}
+    return result, {**result.to_json(), "data": data}
 
 
 def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path | None, console) -> None:
@@ -67,8 +86,7 @@ def register(app: typer.Typer) -> None:
         name: str = typer.Option("run", "--name", help="Run name in tables."),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
-        from rich.console import Console
-
+        from core.console import make_console
         from core.eval.report import (
             load_run,
             make_run,
@@ -78,9 +96,8 @@ def register(app: typer.Typer) -> None:
             write_json,
         )
 
-        console = Console()
-        result = _score(predictions, benchmark, mode, max_failures if gallery else 0)
-        data = result.to_json()
+        console = make_console()
+        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0)
         print_result(data, console)
         if json_out is not None:
             console.print(f"json: {write_json(data, json_out)}")
@@ -109,12 +126,11 @@ def register(app: typer.Typer) -> None:
         max_failures: int = typer.Option(100, "--max-failures"),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
-        from rich.console import Console
-
+        from core.console import make_console
         from core.eval.registry import benchmark_for_file
         from core.eval.report import make_run, markdown_report, print_result, write_json, write_text
 
-        console = Console()
+        console = make_console()
         if not pred_dir.is_dir():
             _fail(f"--pred-dir {pred_dir} is not a folder")
         groups: dict[str, list[Path]] = {}
@@ -131,11 +147,11 @@ def register(app: typer.Typer) -> None:
             if mode not in BENCHMARKS[bench].modes:
                 console.print(f"[yellow]{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped[/]")
                 continue
-            result = _score(groups[bench], bench, mode, max_failures if gallery else 0)
-            print_result(result.to_json(), console)
+            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0)
+            print_result(data, console)
             _pictures(result, out / "plots" if plots else None, out / "gallery" / bench if gallery else None,
                       image_root, console)
-            results.append(result.to_json())
+            results.append(data)
         run = make_run(name or pred_dir.resolve().name, mode, results)
         console.print(f"json: {write_json(run, out / 'report.json')}")
         md = markdown_report(run)
@@ -149,8 +165,7 @@ def register(app: typer.Typer) -> None:
         markdown: Path | None = typer.Option(None, "--markdown", help="Also write the comparison as markdown."),
     ) -> None:
         """Two runs side by side, with the difference in points."""
-        from rich.console import Console
-
+        from core.console import make_console
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
 
         try:
@@ -159,6 +174,6 @@ def register(app: typer.Typer) -> None:
             _fail(str(e))
         if ra["name"] == rb["name"]:
             ra, rb = {**ra, "name": f"{ra['name']} (A)"}, {**rb, "name": f"{rb['name']} (B)"}
-        print_compare(ra, rb, Console())
+        print_compare(ra, rb, make_console())
         if markdown is not None:
             write_text(compare_markdown(ra, rb), markdown)

@@ -1,5 +1,6 @@
 """Reports of scored benchmarks: a rich console table, a JSON file, markdown laid out like the GUI-R1 paper
-tables, and a side-by-side comparison of two runs.
+tables (each followed by the row count ``n`` and the files it was scored on), and a side-by-side comparison of
+two runs.
 
 A *run* is ``{"name": str, "mode": str, "results": {benchmark: EvalResult.to_json()}}`` (what
 ``gui-agent eval-report`` writes as ``report.json``); a single ``gui-agent eval --json`` file is also accepted
@@ -103,6 +104,24 @@ def _md(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
+def data_label(result: Mapping[str, Any]) -> str:
+    """``n=<rows>`` and the files a result was scored from: its prediction files and, where the rows record it
+    (``image_source``), the benchmark data the predictions were made on."""
+    data = result.get("data") or {}
+    label = f"n={result['n_rows']}"
+    if data.get("predictions"):
+        label += f", predictions {', '.join(data['predictions'])}"
+    if data.get("inputs"):
+        label += f" on {', '.join(data['inputs'])}"
+    return label
+
+
+def _data_lines(runs: list[Mapping[str, Any]], benches: Iterable[str]) -> str:
+    lines = [f"- {r['name']} / {BENCHMARKS[b].title}: {data_label(r['results'][b])}"
+             for b in benches for r in runs if b in r["results"]]
+    return "\n\nRows and data:\n\n" + "\n".join(lines)
+
+
 def _grounding_table(runs: list[Mapping[str, Any]], bench: str, known: tuple[str, ...]) -> str | None:
     have = [r for r in runs if bench in r["results"]]
     if not have:
@@ -122,7 +141,7 @@ def _grounding_table(runs: list[Mapping[str, Any]], bench: str, known: tuple[str
         cells += [pct(m.get("per_ui_type", {}).get("text")), pct(m.get("per_ui_type", {}).get("icon")),
                   pct(m["overall"])]
         rows.append([r["name"]] + cells)
-    return f"### {title}\n\n" + _md(header, rows)
+    return f"### {title}\n\n" + _md(header, rows) + _data_lines(have, [bench])
 
 
 def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption: str) -> str | None:
@@ -137,7 +156,7 @@ def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption:
             m = r["results"].get(b, {}).get("metrics", {})
             vals += [m.get(c) for c in NAV_CELLS]
         rows.append([r["name"]] + [pct(v) for v in vals] + [pct(paper_overall(vals))])
-    return f"### {caption}\n\n" + _md(header, rows)
+    return f"### {caption}\n\n" + _md(header, rows) + _data_lines(runs, present)
 
 
 def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
@@ -146,7 +165,7 @@ def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
         return None
     keys = list(headline(have[0]["results"][bench]))
     rows = [[r["name"]] + [pct(r["results"][bench]["metrics"].get(k)) for k in keys] for r in have]
-    return f"### {BENCHMARKS[bench].title}\n\n" + _md(["Model"] + keys, rows)
+    return f"### {BENCHMARKS[bench].title}\n\n" + _md(["Model"] + keys, rows) + _data_lines(have, [bench])
 
 
 def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
@@ -204,11 +223,12 @@ def compare_markdown(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
 
 def print_result(result: Mapping[str, Any], console=None) -> None:
     """A rich table of one benchmark result (headline numbers, then the per-group / per-category breakdown)."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
-    head = Table(title=f"{result['benchmark']} ({result['mode']} mode, {result['n_rows']} rows)")
+    from core.console import make_console
+
+    console = console or make_console()
+    head = Table(title=f"{result['benchmark']} ({result['mode']} mode, {data_label(result)})")
     head.add_column("metric")
     head.add_column("value %", justify="right")
     head.add_column("hits / n", justify="right")
@@ -246,10 +266,11 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
 
 
 def print_compare(a: Mapping[str, Any], b: Mapping[str, Any], console=None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    from core.console import make_console
+
+    console = console or make_console()
     t = Table(title=f"{a['name']} vs {b['name']}")
     for col in ("benchmark", "metric", a["name"], b["name"], "Δ"):
         t.add_column(col, justify="right" if col not in ("benchmark", "metric") else "left")

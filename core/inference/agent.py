@@ -43,9 +43,10 @@ def next_step(instruction: str, screenshot: bytes, previous: Sequence[Action | H
 @dataclass
 class AgentTurn:
     """One model call: ``action`` in ORIGINAL pixels (None when generation or parsing failed, see ``error`` /
-    ``parse_error``), the raw answer ``text`` and the request that produced it."""
+    ``parse_error``), the raw answer ``text`` and the request that produced it (left out of the repr: it holds
+    the screenshot)."""
 
-    request: InferenceRequest
+    request: InferenceRequest = field(repr=False)
     text: str | None
     action: Action | None
     error: str | None
@@ -71,6 +72,10 @@ class Episode:
         self.backend, self.instruction, self.template, self.policy = backend, instruction, template, policy
         self.task_type, self.group = task_type, group
         self.history: list[HistoryItem] = []
+
+    def __repr__(self) -> str:
+        return (f"Episode(instruction={self.instruction!r}, backend={self.backend.name}:{self.backend.model}, "
+                f"history={[h.action for h in self.history]!r})")
 
     def step(self, screenshot: bytes) -> AgentTurn:
         """Next action for ``screenshot`` (encoded image bytes). A failed turn adds nothing to the history."""
