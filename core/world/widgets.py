@@ -1,0 +1,55 @@
+"""The widget record every screen of the simulated phone is made of."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Box = tuple[int, int, int, int]
+
+#: Widget roles (what is drawn and how a tap acts). ``toggle`` rows flip a setting, ``textfield`` takes focus,
+#: ``key`` is an on-screen keyboard key, ``navbutton`` one of Android's Back / Home / Recent buttons.
+ROLES: tuple[str, ...] = (
+    "statusbar", "navbutton", "title", "icon", "iconbutton", "button", "fab", "listitem", "toggle", "tab",
+    "textfield", "key", "text", "bubble", "display", "dialog", "map", "card",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Widget:
+    """One widget. ``box`` is its full extent (x1, y1, x2, y2) in screen pixels, ``clip`` the visible part when
+    a scrolling list cuts it (None = fully visible). ``on_tap`` is the command a tap runs (empty = inert)."""
+
+    id: str
+    role: str
+    text: str
+    box: Box
+    clip: Box | None = None
+    enabled: bool = True
+    checked: bool | None = None
+    focused: bool = False
+    selected: bool = False
+    detail: str = ""
+    on_tap: tuple[str, ...] = ()
+
+    @property
+    def visible_box(self) -> Box:
+        return self.clip or self.box
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.visible_box
+        return (x1 + x2) / 2, (y1 + y2) / 2
+
+    def contains(self, x: float, y: float) -> bool:
+        x1, y1, x2, y2 = self.visible_box
+        return x1 <= x < x2 and y1 <= y < y2
+
+    def to_info(self) -> dict[str, Any]:
+        """The widget as the env's ``info["widgets"]`` entry (``box`` = visible box, screen pixels)."""
+        return {"id": self.id, "role": self.role, "text": self.text, "box": list(self.visible_box),
+                "enabled": self.enabled, "checked": self.checked, "focused": self.focused,
+                "selected": self.selected, "clickable": bool(self.on_tap)}
+
+
+__all__ = ["ROLES", "Box", "Widget"]
