@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.rewards.cli",     # gui-agent score
     "core.eval.cli",        # gui-agent eval
     "core.inference.cli",   # gui-agent infer
+    "core.world.cli",       # gui-agent world tasks|show|export|play
     "core.rollout.cli",     # gui-agent rollout
 )
 

@@ -6,7 +6,7 @@ Everything here is a pure function of the seed (``random.Random(seed)``), so a s
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.world.device import ACCENTS
 
@@ -100,7 +100,6 @@ class Content:
     alarms: list[tuple[str, bool]]  # ("HH:MM", enabled), sorted by time
     clock: str
     battery: int
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def make_content(seed: int) -> Content:
@@ -122,11 +121,8 @@ def make_content(seed: int) -> Content:
     threads = {n: [(rng.choice(("me", "them")), rng.choice(MESSAGES)) for _ in range(rng.randint(1, 4))]
                for n in thread_order}
     notes = [(title, rng.choice(NOTE_BODIES)) for title in rng.sample(NOTE_TITLES, rng.randint(14, 22))]
-    alarms = sorted({(f"{rng.randint(5, 9):02d}:{rng.choice((0, 15, 30, 45)):02d}", rng.random() < 0.6)
-                     for _ in range(rng.randint(2, 4))})
-    # one alarm per time
-    seen: set[str] = set()
-    alarms = [a for a in alarms if not (a[0] in seen or seen.add(a[0]))]
+    times = {f"{rng.randint(5, 9):02d}:{rng.choice((0, 15, 30, 45)):02d}" for _ in range(rng.randint(2, 4))}
+    alarms = [(tm, rng.random() < 0.6) for tm in sorted(times)]
     return Content(seed, style, apps, app_labels, settings_order, settings_labels, settings_initial, contacts,
                    favorites, threads, thread_order, notes, alarms, clock=f"{rng.randint(7, 22)}:{rng.randint(0, 59):02d}",
                    battery=rng.randint(15, 100))

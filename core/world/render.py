@@ -196,9 +196,8 @@ class Renderer:
             dr.text((width / 2, y0 + s + (height - y0 - s) / 2), _fit(w.text, label, width - 4), font=label,
                     fill=t.text, anchor="mm")
         elif role == "title":
-            dr.text((pad if w.detail != "center" else width / 2, cy), _fit(w.text, font(self.text_px("title")),
-                    width - 2 * pad), font=font(self.text_px("title")), fill=t.text,
-                    anchor="lm" if w.detail != "center" else "mm")
+            title = font(self.text_px("title"))
+            dr.text((pad, cy), _fit(w.text, title, width - 2 * pad), font=title, fill=t.text, anchor="lm")
         elif role in ("button", "card"):
             color = t.accent if w.enabled else t.track_off
             dr.rounded_rectangle((0, 0, width - 1, height - 1), radius=min(height / 2, 20 * d), fill=color)

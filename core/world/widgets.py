@@ -45,6 +45,20 @@ class Widget:
         x1, y1, x2, y2 = self.visible_box
         return x1 <= x < x2 and y1 <= y < y2
 
+    @property
+    def description(self) -> str:
+        """How a person would name this widget in a grounding query ("Send button", "Wi-Fi switch")."""
+        suffix = {"icon": " app icon", "iconbutton": " button", "fab": " button", "button": " button",
+                  "navbutton": " button", "toggle": " switch", "tab": " tab", "textfield": " text field",
+                  "key": " key"}.get(self.role, "")
+        name = self.detail if self.role == "textfield" else self.text  # a text field is named by its hint
+        return f"'{name}' key" if self.role == "key" else f"{name}{suffix}"
+
+    @property
+    def ui_type(self) -> str:
+        """ScreenSpot's element type: ``icon`` for pictograms, ``text`` for labelled widgets."""
+        return "icon" if self.role in ("iconbutton", "fab", "navbutton", "icon") else "text"
+
     def to_info(self) -> dict[str, Any]:
         """The widget as the env's ``info["widgets"]`` entry (``box`` = visible box, screen pixels)."""
         return {"id": self.id, "role": self.role, "text": self.text, "box": list(self.visible_box),

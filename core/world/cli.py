@@ -1,0 +1,207 @@
+"""``gui-agent world tasks|show|export|play``: the simulated phone from the command line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections import Counter
+from pathlib import Path
+
+import typer
+
+world_app = typer.Typer(help="The simulated phone: list tasks, render a task's screens, export, play.",
+                        no_args_is_help=True)
+
+_SPLIT = typer.Option("train", "--split", help="train, test_seed, test_family or test (both held-out splits).")
+
+
+def _tasks(split: str):
+    from core.world import list_tasks
+
+    try:
+        return list_tasks(split)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--split'") from None
+
+
+def _task(task_id: str):
+    from core.world import get_task
+
+    try:
+        return get_task(task_id)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="TASK_ID") from None
+
+
+@world_app.command("tasks")
+def tasks_cmd(split: str = _SPLIT, as_json: bool = typer.Option(False, "--json", help="One JSON object a line.")
+              ) -> None:
+    """List the tasks of a split (id, family, app, screen, theme, font scale, instruction) and counts per family."""
+    from rich.table import Table
+
+    from core.console import make_console
+
+    console = make_console()
+    tasks = _tasks(split)
+    if as_json:
+        for t in tasks:
+            typer.echo(t.model_dump_json())
+        return
+    table = Table("id", "family", "app", "screen", "theme", "font", "instruction", title=f"{split}: {len(tasks)} tasks")
+    for t in tasks:
+        table.add_row(t.id, t.family, t.app, t.screen, t.theme, f"{t.font_scale:g}", t.instruction)
+    console.print(table)
+    for family, n in sorted(Counter(t.family for t in tasks).items()):
+        console.print(f"{family}: {n}")
+
+
+@world_app.command("show")
+def show_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. settings_toggle-3."),
+             output: Path = typer.Option(..., "--output", help="Folder for step_NN.png and steps.json.")) -> None:
+    """Render a task's gold episode: one PNG per screen with the gold target box and tap point drawn, and
+    steps.json (instruction, low-level step instructions, gold actions)."""
+    from PIL import Image, ImageDraw
+
+    from core.io import atomic_write_text
+    from core.world import SimPhoneEnv
+    from core.world.export import MAX_GOLD_STEPS
+
+    task = _task(task_id)
+    output.mkdir(parents=True, exist_ok=True)
+    env = SimPhoneEnv()
+    obs, info = env.reset(options={"task": task, "max_steps": MAX_GOLD_STEPS})
+    steps = []
+    for k in range(MAX_GOLD_STEPS + 1):
+        image = Image.fromarray(obs)
+        gold = info["gold_action"]
+        if info["gold_box"]:
+            draw = ImageDraw.Draw(image)
+            width = max(3, image.width // 200)
+            draw.rectangle(info["gold_box"], outline=(255, 0, 80), width=width)
+            if gold.point:
+                x, y = gold.point
+                draw.ellipse((x - 4 * width, y - 4 * width, x + 4 * width, y + 4 * width), outline=(255, 0, 80),
+                             width=width)
+        image.save(output / f"step_{k:02d}.png")
+        steps.append({"screen": f"step_{k:02d}.png", "step_instruction": info["step_instruction"],
+                      "gold_action": gold.model_dump(exclude_none=True) if gold else None,
+                      "gold_box": info["gold_box"], "ignored": info["ignored"]})
+        if gold is None:
+            break
+        obs, _, _, _, info = env.step(gold)
+    atomic_write_text(output / "steps.json", json.dumps({"task": task.model_dump(), "steps": steps}, indent=1))
+    typer.echo(f"{task.id}: {task.instruction} ({len(steps) - 1} gold steps) -> {output}")
+
+
+@world_app.command("export")
+def export_cmd(split: str = _SPLIT,
+               n: int | None = typer.Option(None, "--n", min=1, help="Export the first N tasks (default: all)."),
+               output: Path = typer.Option(..., "--output", help="Unified parquet file to write."),
+               levels: str = typer.Option("low,high,grounding", "--levels",
+                                          help="Comma-separated row kinds: low, high, grounding.")) -> None:
+    """Write a split's gold episodes to the unified parquet (low + high navigation steps, grounding rows)."""
+    from core.world.export import LEVELS, export
+
+    chosen = [v.strip() for v in levels.split(",") if v.strip()]
+    bad = [v for v in chosen if v not in LEVELS]
+    if bad or not chosen:
+        raise typer.BadParameter(f"unknown level(s) {bad}; choose from {', '.join(LEVELS)}", param_hint="'--levels'")
+    tasks = _tasks(split)[:n]
+    total, counts = export(tasks, output, chosen)
+    per = ", ".join(f"{k} {v}" for k, v in counts.items())
+    typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
+
+
+PLAY_HELP = """commands: tap ID | tap X Y | long X Y | type TEXT | scroll up|down | back | home | recent | enter |
+open APP | gold (take the gold step) | json {mobile_use arguments} | widgets | quit"""
+
+
+def parse_play_command(line: str, widgets: list[dict]):
+    """A phone action from one ``play`` command line; ValueError with a usage hint when it is not one."""
+    from core.actions import Action
+
+    try:
+        words = shlex.split(line)
+    except ValueError as e:
+        raise ValueError(f"cannot split {line!r}: {e}") from None
+    if not words:
+        raise ValueError("empty command")
+    cmd, args = words[0].lower(), words[1:]
+    if cmd == "json":
+        value = json.loads(line.split(None, 1)[1] if len(words) > 1 else "")
+        if not isinstance(value, dict):
+            raise ValueError("json needs an object of mobile_use arguments")
+        return value
+    if cmd in ("tap", "long") and len(args) == 1:
+        box = next((w["box"] for w in widgets if w["id"] == args[0]), None)
+        if box is None:
+            raise ValueError(f"no widget {args[0]!r} on screen (see `widgets`)")
+        point = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        return Action(type="click" if cmd == "tap" else "long_press", point=point)
+    if cmd in ("tap", "long") and len(args) == 2:
+        return Action(type="click" if cmd == "tap" else "long_press", point=(float(args[0]), float(args[1])))
+    if cmd == "type" and args:
+        return Action(type="type", text=line.split(None, 1)[1])
+    if cmd == "scroll" and len(args) == 1:
+        return Action(type="scroll", direction=args[0])
+    if cmd == "open" and args:
+        return Action(type="open_app", text=" ".join(args))
+    simple = {"back": "press_back", "home": "press_home", "recent": "press_recent", "enter": "press_enter",
+              "complete": "complete"}
+    if cmd in simple and not args:
+        return Action(type=simple[cmd])
+    raise ValueError(f"not a command: {line!r}\n{PLAY_HELP}")
+
+
+@world_app.command("play")
+def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message-3."),
+             screenshot: Path = typer.Option(Path("sim_phone.png"), "--screenshot",
+                                             help="PNG rewritten with the current screen after every step."),
+             max_steps: int = typer.Option(20, "--max-steps", min=1)) -> None:
+    """Step a task from the terminal: type commands, watch --screenshot, read the reward and the reason an
+    action was ignored."""
+    from PIL import Image
+
+    from core.world import SimPhoneEnv
+
+    task = _task(task_id)
+    env = SimPhoneEnv()
+    obs, info = env.reset(options={"task": task, "max_steps": max_steps})
+    typer.echo(f"{task.id} on {task.screen} ({task.theme}): {task.instruction}\n{PLAY_HELP}")
+    while True:
+        Image.fromarray(obs).save(screenshot)
+        typer.echo(f"[step {info['step']}] screen {'/'.join(env.phone.route)} -> {screenshot}; "
+                   f"gold next: {info['step_instruction']}")
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            break
+        if line in ("quit", "exit", "q"):
+            break
+        if line == "widgets":
+            for w in info["widgets"]:
+                typer.echo(f"  {w['id']:<20} {w['role']:<10} {w['text'][:30]!r:<32} {w['box']}")
+            continue
+        try:
+            action = info["gold_action"] if line == "gold" else parse_play_command(line, info["widgets"])
+            if action is None:
+                typer.echo("no gold step left: the goal holds")
+                continue
+            obs, reward, terminated, truncated, info = env.step(action)
+        except ValueError as e:
+            typer.echo(f"invalid: {e}")
+            continue
+        if info["ignored"]:
+            typer.echo(f"ignored: {info['ignored']}")
+        typer.echo(f"reward {reward}  success {info['success']}")
+        if terminated or truncated:
+            typer.echo("episode over: " + ("goal reached" if info["success"] else
+                                           "ended by the agent" if terminated else "max steps reached"))
+            break
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(world_app, name="world")
+
+
+__all__ = ["parse_play_command", "register", "world_app"]

@@ -1,0 +1,100 @@
+"""Export simulated-phone tasks to the unified parquet (``core.data.unified``), so every converter, recipe and
+benchmark path runs on them.
+
+Each task's gold episode becomes, per step: a ``high`` row (the task goal + the history of previous gold actions
+with their low-level instructions), a ``low`` row (the step's own instruction, same history) and, for taps, a
+``grounding`` row (the target widget's description, its box). Coordinates are screen pixels = ORIGINAL pixels of
+the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, ``family``, ``app``, ``screen``,
+``theme``, ``font_scale``, ``seed`` and ``n_steps`` (gold episode length).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from PIL import Image
+
+from core.schema import HistoryItem, Step
+from core.world.env import SimPhoneEnv
+from core.world.tasks import TaskSpec
+
+LEVELS: tuple[str, ...] = ("low", "high", "grounding")
+SOURCE = "sim_phone"
+MAX_GOLD_STEPS = 40
+
+
+def png_bytes(obs) -> bytes:
+    """The screenshot as PNG (lossless; fast compression: flat UI colours compress well anyway)."""
+    buf = io.BytesIO()
+    Image.fromarray(obs).save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
+
+
+def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS) -> list[Step]:
+    """The unified Steps of ``task``'s gold episode (see the module docstring for the rows per step)."""
+    unknown = set(levels) - set(LEVELS)
+    if unknown:
+        raise ValueError(f"unknown level(s) {sorted(unknown)}; known: {LEVELS}")
+    obs, info = env.reset(options={"task": task, "max_steps": MAX_GOLD_STEPS})
+    states = []  # (png, info, gold step) before each gold action
+    while (gold := env.gold()) is not None:
+        if len(states) >= MAX_GOLD_STEPS:
+            raise RuntimeError(f"{task.id}: gold plan longer than {MAX_GOLD_STEPS} steps")
+        states.append((png_bytes(obs), info, gold))
+        obs, _, _, _, info = env.step(gold.action)
+        if info["ignored"]:
+            raise RuntimeError(f"{task.id}: gold action {gold.action} ignored: {info['ignored']}")
+    w, h = info["screen_size"]
+    extra = {"episode_id": task.id, "family": task.family, "app": task.app, "screen": task.screen,
+             "theme": task.theme, "font_scale": task.font_scale, "seed": task.seed, "n_steps": len(states)}
+    out: list[Step] = []
+    history: list[HistoryItem] = []
+    for k, (png, _, gold) in enumerate(states):
+        target = gold.target
+        common = dict(image=png, image_size=(w, h), action=gold.action, source=SOURCE, group="mobile",
+                      split=task.split, extra={**extra, "step_index": k})
+        bbox = tuple(float(v) for v in target.visible_box) if target else None
+        ui_type = target.ui_type if target else None
+        for level in levels:
+            if level == "grounding":
+                if target is None or gold.action.type != "click":
+                    continue
+                out.append(Step.build(f"{task.id}/{k}/grounding", id=f"{SOURCE}/{task.id}/{k}/grounding",
+                                      instruction=target.description, task_type="grounding", bbox=bbox,
+                                      ui_type=ui_type, **common))
+            else:
+                out.append(Step.build(f"{task.id}/{k}/{level}", id=f"{SOURCE}/{task.id}/{k}/{level}",
+                                      instruction=task.instruction if level == "high" else gold.instruction,
+                                      history=tuple(history), task_type=level, bbox=bbox, ui_type=ui_type,
+                                      **common))
+        history.append(HistoryItem(action=gold.action, description=gold.instruction))
+    return out
+
+
+def iter_export(tasks: Sequence[TaskSpec], levels: Sequence[str] = LEVELS) -> Iterator[list[Step]]:
+    """The Steps of each task in turn (one list per task)."""
+    env = SimPhoneEnv()
+    for task in tasks:
+        yield task_steps(env, task, levels)
+
+
+def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] = LEVELS,
+           progress: bool = True) -> tuple[int, dict[str, int]]:
+    """Write ``tasks``' gold episodes to the unified parquet ``output`` (atomically); (rows, rows per level)."""
+    from tqdm import tqdm
+
+    from core.data.unified import UnifiedWriter
+
+    counts = dict.fromkeys(levels, 0)
+    with UnifiedWriter(output) as writer:
+        for steps in tqdm(iter_export(tasks, levels), total=len(tasks), desc="sim phone export", unit=" task",
+                          disable=not progress or None, mininterval=1.0):
+            for s in steps:
+                writer.write(s)
+                counts[s.task_type] += 1
+    return sum(counts.values()), counts
+
+
+__all__ = ["LEVELS", "SOURCE", "export", "iter_export", "png_bytes", "task_steps"]
