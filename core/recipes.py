@@ -1,7 +1,8 @@
 """Recipe files: ``recipes/<model>/<method>/config_<name>.yaml``, one complete file per model x method x backend
 (open-r1's layout), each value commented with its source. They are the backends' own config formats (a verl hydra
-config, a trl ``--config`` YAML, a LLaMA-Factory YAML), so each backend reads its recipe directly; the data export
+config, a trl ``--config`` YAML, an ms-swift flag YAML), so each backend reads its recipe directly; the data export
 reads a recipe's image pixel bounds from here so exported images are never resized again by the processor.
+ms-swift recipes are ``swift rlhf|sft RECIPE.yaml`` flag files (swift reads them itself).
 
     python -m core.recipes export-flags recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml
     # --min-pixels 262144 --max-pixels 1258291  (for gui-agent data convert)
@@ -39,11 +40,14 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
 
 def pixel_bounds(recipe: dict[str, Any], source: str = "recipe") -> tuple[int, int]:
     """``(min_pixels, max_pixels)`` of the images the recipe trains on, whichever backend format it is in:
-    verl ``data.mm_processor_kwargs.{min,max}_pixels``, LLaMA-Factory ``image_{min,max}_pixels``, or top-level
-    ``{min,max}_pixels`` (``VLM-R1/grpo.py``'s script arguments). Pixels of the stored image (width x height)."""
+    verl ``data.mm_processor_kwargs.{min,max}_pixels``, LLaMA-Factory ``image_{min,max}_pixels``, ms-swift
+    ``ENV.{MIN,MAX}_PIXELS``, or top-level ``{min,max}_pixels`` (``VLM-R1/grpo.py``'s script arguments). Pixels of
+    the stored image (width x height)."""
+    env = recipe.get("ENV") or {}
     candidates = (
         (recipe.get("data") or {}).get("mm_processor_kwargs") or {},
         {"min_pixels": recipe.get("image_min_pixels"), "max_pixels": recipe.get("image_max_pixels")},
+        {"min_pixels": env.get("MIN_PIXELS"), "max_pixels": env.get("MAX_PIXELS")},
         recipe,
     )
     for block in candidates:

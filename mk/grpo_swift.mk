@@ -1,16 +1,26 @@
-# GRPO with ms-swift (`swift rlhf --rlhf_type grpo`) on the swift export (`make data` writes Data/swift/$(DATASET).jsonl),
-# rewards from core.rewards through ms-swift/plugin/gui_rewards.py.
-#   make grpo-swift MODEL=Qwen/Qwen2.5-VL-3B-Instruct
-#   make grpo-swift MODEL=... SWIFT_GRPO_DATA=Data/swift/gui-r1-3k.jsonl SWIFT_GRPO_REWARDS=r1gui ARGS="--max_steps 100"
-# ARGS is appended to `swift rlhf` (--flag value; later flags win), e.g. --use_vllm true --vllm_mode colocate.
+# GRPO with ms-swift (`swift rlhf RECIPE.yaml`) on the swift export (`make data` writes Data/swift/$(DATASET).jsonl),
+# rewards from core.rewards through ms-swift/plugin/gui_rewards.py; every training value is in the recipe:
+#   make grpo-swift MODEL=Qwen/Qwen2.5-VL-3B-Instruct                  # recipes/<model>/grpo/config_guir1_swift.yaml
+#   make grpo-swift SWIFT_GRPO_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_vlmr1_swift.yaml NPROC_PER_NODE=8
+# ARGS is appended to `swift rlhf` (--flag value; later flags win), e.g. ARGS="--max_steps 100".
+SWIFT_GRPO_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_swift.yaml
 SWIFT_GRPO_DATA ?= $(or $(DATA_ROOT),Data)/swift/$(DATASET).jsonl
-SWIFT_GRPO_REWARDS ?= r1gui_format r1gui_accuracy
 SWIFT_GRPO_TEMPLATE ?= $(if $(findstring Qwen3-VL,$(MODEL)),qwen3_vl,qwen2_5_vl)
 SWIFT_GRPO_OUTPUT ?= saves/$(notdir $(MODEL))/$(DATASET)/grpo-swift
+# Every swift target reads models through the Hugging Face hub/cache (HF_HUB_OFFLINE applies), never ModelScope.
+SWIFT_HUB_ARGS = --use_hf true
+SWIFT_CPU_ARGS = --torch_dtype float32 --bf16 false --dataloader_num_workers 0 --dataset_num_proc 1
+# On CUDA machines rollouts use vLLM inside the training processes (set SWIFT_GRPO_GPU_ARGS= for transformers generate).
+SWIFT_GRPO_GPU_ARGS ?= --use_vllm true --vllm_mode colocate
+SWIFT_LOG_ARGS = --report_to $(report_to)
 ARGS ?=
 
 .PHONY: grpo-swift
 grpo-swift: $(VENVS)/rl/.ready
 	@test -f "$(SWIFT_GRPO_DATA)" || { echo "grpo-swift: $(SWIFT_GRPO_DATA) not found (export it with --to swift, or set SWIFT_GRPO_DATA=)"; exit 2; }
-	MODEL=$(MODEL) DATASET=$(SWIFT_GRPO_DATA) TEMPLATE=$(SWIFT_GRPO_TEMPLATE) OUTPUT_DIR=$(SWIFT_GRPO_OUTPUT) \
-		REWARD_FUNCS="$(SWIFT_GRPO_REWARDS)" SWIFT=$(RL)/swift bash ms-swift/examples/grpo.sh $(ARGS)
+	@test -f "$(SWIFT_GRPO_RECIPE)" || { echo "grpo-swift: recipe $(SWIFT_GRPO_RECIPE) not found (ls recipes/*/grpo/*_swift.yaml)"; exit 2; }
+	$(call cpu_note,grpo-swift)
+	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(call run_name,$(SWIFT_GRPO_RECIPE)) \
+	RECIPE=$(SWIFT_GRPO_RECIPE) MODEL=$(MODEL) DATASET=$(SWIFT_GRPO_DATA) TEMPLATE=$(SWIFT_GRPO_TEMPLATE) \
+		OUTPUT_DIR=$(SWIFT_GRPO_OUTPUT) SWIFT=$(RL)/swift bash ms-swift/examples/grpo.sh $(SWIFT_HUB_ARGS) \
+		$(SWIFT_LOG_ARGS) $(if $(HAS_CUDA),$(SWIFT_GRPO_GPU_ARGS),$(SWIFT_CPU_ARGS)) $(ARGS)
