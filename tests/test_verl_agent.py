@@ -116,7 +116,7 @@ class HFServer(ScriptedServer):
 
 def run_episode(loop, server, row):
     loop.server_manager = server
-    return asyncio.run(loop.run({"temperature": 1.0}, **row))
+    return loop.loop.run_until_complete(loop.run({"temperature": 1.0}, **row))  # verl's loop runs on its event loop
 
 
 def sim_row(task, grid: mut.CoordinateGrid):
@@ -220,3 +220,122 @@ def test_replay_source_serves_the_logged_screens_and_checks_the_expected_sequenc
     assert tool.session(iid2).done and not tool.session(iid2).episode.success
     with pytest.raises(ValueError, match=r"expected_actions\[0\]"):
         mut.ReplayPhoneEnv(screens, [{"action": "fly"}], instruction="x", grid=mut.CoordinateGrid())
+
+
+# ------------------------------------------------------------------------------------------ the agent loop
+
+
+def conversation(row, output):
+    """The whole conversation the loop built: the prompt, each answer, each screenshot it led to."""
+    messages = [dict(m) for m in row["raw_prompt"]]
+    images = output.multi_modal_data.get("images", [])
+    for i, text in enumerate(output.extra_fields["turn_texts"]):
+        messages.append({"role": "assistant", "content": text})
+        if i + 1 < len(images):
+            messages.append({"role": "tool", "content": [{"type": "image"}]})
+    return messages, images
+
+
+def assert_tokens_match_the_template(processor, loop, row, output, server) -> None:
+    """prompt+response ids == apply_chat_template of the whole conversation; mask 1 exactly on generated ids."""
+    messages, images = conversation(row, output)
+    ids = output.prompt_ids + output.response_ids
+    # the template closes the last answer with "<|im_end|>\n"; generation stops at <|im_end|>
+    newline = processor.tokenizer.encode("\n")
+    assert ids + newline == full_render(processor, loop, messages, images)
+    # the response starts right after the first prompt; every generated span is where the server put it, mask 1
+    assert output.prompt_ids == server.calls[0]["prompt_ids"]
+    mask = output.response_mask
+    assert len(mask) == len(output.response_ids)
+    expected = [0] * len(mask)
+    for call in server.calls:
+        start = len(call["prompt_ids"]) - len(output.prompt_ids)
+        assert output.response_ids[start:start + len(call["token_ids"])] == call["token_ids"]
+        expected[start:start + len(call["token_ids"])] = [1] * len(call["token_ids"])
+        end = start + len(call["token_ids"])
+        if end < len(mask):  # PR 6921: the "\n" after <|im_end|> is in the sequence, masked out
+            assert output.response_ids[end - 1] == testing.IM_END_ID
+            assert processor.tokenizer.decode(output.response_ids[end:end + 3]) == "\n<|im_start|>user"
+    assert mask == expected
+
+
+@pytest.fixture(scope="module")
+def held_out_tasks():
+    from core.world import list_tasks
+
+    return list_tasks("test")
+
+
+@pytest.mark.parametrize("grid", ["grid999", "grid1000", "pixels"])
+def test_scripted_episode_tokens_mask_images_and_reward(processor, held_out_tasks, grid) -> None:
+    task = next(t for t in held_out_tasks if t.family != held_out_tasks[0].family) if grid == "pixels" \
+        else held_out_tasks[0]
+    loop = make_loop(processor, grid=grid)
+    server = ScriptedServer(processor.tokenizer, lambda: gold_text(loop))
+    row = sim_row(task, loop.tool.grid)
+    out = run_episode(loop, server, row)
+
+    assert out.extra_fields["error"] is None, out.extra_fields["error"]
+    assert out.extra_fields["ended_by"] == "episode_end"
+    episode = out.extra_fields["episode"]
+    assert episode["success"] and episode["n_invalid"] == 0
+    n_turns = len(server.calls)
+    assert n_turns == episode["n_steps"] >= 2
+    # one new screenshot per executed step except the last; the server saw every screenshot so far
+    assert len(out.multi_modal_data["images"]) == n_turns
+    assert [c["n_images"] for c in server.calls] == list(range(1, n_turns + 1))
+    assert_tokens_match_the_template(processor, loop, row, out, server)
+    # gold answers score the maximum on every turn, plus the completion bonus
+    parts = out.extra_fields["reward_extra_info"]
+    assert parts["gui_agent/overall"] == pytest.approx(1.0) and parts["gui_agent/format"] == 1.0
+    assert out.reward_score == pytest.approx(2.0)
+    assert parts["gui_agent/tool_calls"] == n_turns and parts["gui_agent/invalid"] == 0
+
+
+@pytest.mark.parametrize("on_invalid", ["end", "feedback"])
+def test_invalid_answers_end_the_episode_or_are_fed_back(processor, held_out_tasks, on_invalid) -> None:
+    loop = make_loop(processor, on_invalid=on_invalid, max_turns=3)
+    answers = iter(["I think I should tap somewhere.", 'Thought: x\nAction: y\n<tool_call>\n{"name": "mobile_use", '
+                    '"arguments": {"action": "click", "coordinate": [1, 2]}}\n</tool_call>\n<tool_call>\n'
+                    '{"name": "mobile_use", "arguments": {"action": "wait"}}\n</tool_call>', "<tool_call>{oops"])
+    server = ScriptedServer(processor.tokenizer, lambda: next(answers))
+    row = sim_row(held_out_tasks[0], loop.tool.grid)
+    out = run_episode(loop, server, row)
+    steps = out.extra_fields["episode"]["steps"]
+    assert out.extra_fields["error"] is None
+    if on_invalid == "end":
+        assert out.extra_fields["ended_by"] == "invalid" and len(steps) == 1
+    else:
+        assert out.extra_fields["ended_by"] == "truncated" and len(steps) == 3
+        assert "expected exactly one tool call, got 2" in steps[1]["invalid"]
+        feedback = processor.tokenizer.decode(out.response_ids)
+        assert feedback.count("Your answer was not executed:") == 2
+        assert len(out.multi_modal_data["images"]) == 1  # the phone never moved
+    assert all(s["invalid"] for s in steps) and out.extra_fields["episode"]["n_invalid"] == len(steps)
+    assert out.reward_score == pytest.approx(0.0)
+    assert_tokens_match_the_template(processor, loop, row, out, server)
+
+
+def test_a_broken_row_is_a_failed_episode_not_a_crashed_worker(processor) -> None:
+    loop = make_loop(processor)
+    row = {"raw_prompt": [{"role": "user", "content": "Task: nothing"}], "extra_info": {}}
+    out = run_episode(loop, ScriptedServer(processor.tokenizer, lambda: "x"), row)
+    assert out.reward_score == 0.0 and "task_id" in out.extra_fields["error"]
+
+
+def test_tiny_qwen3vl_generates_whole_episodes_behind_the_server_interface(processor, model, held_out_tasks) -> None:
+    loop = make_loop(processor, on_invalid="feedback", max_turns=2)
+    server = HFServer(processor, model)
+    row = sim_row(held_out_tasks[0], loop.tool.grid)
+    out = run_episode(loop, server, row)
+    assert out.extra_fields["error"] is None
+    assert len(server.calls) == 2 and all(1 <= len(c["token_ids"]) <= 12 for c in server.calls)
+    assert out.extra_fields["turn_texts"] == [processor.tokenizer.decode(c["token_ids"], skip_special_tokens=True)
+                                              for c in server.calls]
+    mask = out.response_mask
+    for call in server.calls:  # model tokens carry the loss, the feedback turn between them does not
+        start = len(call["prompt_ids"]) - len(out.prompt_ids)
+        assert mask[start:start + len(call["token_ids"])] == [1] * len(call["token_ids"])
+    assert sum(mask) == sum(len(c["token_ids"]) for c in server.calls) and 0 in mask
+    assert out.prompt_ids + out.response_ids[:len(server.calls[1]["prompt_ids"]) - len(out.prompt_ids)] == \
+        server.calls[1]["prompt_ids"]

@@ -1,0 +1,255 @@
+"""The GUI-agent loop of verl's mobile-agent recipe, registered in verl's agent-loop registry as ``gui_agent``.
+
+States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMINATED.
+
+- PENDING: the row's ``raw_prompt`` (+ its first screenshot) rendered with the ``mobile_use`` tool schema by
+  verl's Continuous Token builder; the tool opens an :class:`core.rollout.EpisodeSession` on the row's source.
+- GENERATING: one ``server_manager.generate`` call (verl's LLM server client); its tokens get ``response_mask`` 1.
+- PROCESSING_ACTION: the text is parsed with ``core.parsers.parse_tool_call``; exactly one ``mobile_use`` call is
+  executed by the tool (EpisodeSession.act: frames, env step, record); the next screenshot comes back as a
+  ``tool`` message with an image, merged by the Continuous Token builder (``response_mask`` 0, including the
+  ``\\n`` turn separator verl PR 6921 restores after ``<|im_end|>``). Text without exactly one valid call is
+  recorded by the session as an invalid action, then ends the episode (``on_invalid: end``, default) or is fed
+  back as a user message naming the error (``on_invalid: feedback``).
+- TERMINATED: the task ended (terminate/answer, goal reached), ``max_turns`` model turns, ``max_screenshots``
+  images in context (verl trains on ONE token sequence per trajectory, so old screenshots cannot be dropped
+  from it; the episode stops instead), the response budget (``rollout.response_length``), or an invalid call.
+
+Config (``gui_agent`` section of the trainer config, all optional): ``max_turns`` (20), ``max_screenshots`` (20),
+``on_invalid`` (end | feedback), ``aggregation`` (mean | last), ``completion_bonus`` (1.0), ``grid`` (used when
+no ``mobile_use`` tool is configured; the tool's own ``grid`` wins otherwise). The reward
+(:mod:`gui_agent_reward`) is computed here, where turn boundaries are known, and returned as ``reward_score``
+with every part in ``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error)
+ends that episode with reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+from uuid import uuid4
+
+from core.parsers import parse_tool_call
+from gui_agent_reward import AGGREGATIONS, TurnScore, episode_reward, score_turn
+from mobile_use_tool import TOOL_NAME, CoordinateGrid, MobileUseTool
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
+from verl.utils.profiler import simple_timer
+
+logger = logging.getLogger(__name__)
+
+AGENT_NAME = "gui_agent"
+ON_INVALID = ("end", "feedback")
+
+
+class GUIAgentState(Enum):
+    PENDING = "pending"
+    GENERATING = "generating"
+    PROCESSING_ACTION = "processing_action"
+    TERMINATED = "terminated"
+
+
+@dataclass(frozen=True)
+class GUIAgentConfig:
+    """The ``gui_agent`` config section (see the module docstring)."""
+
+    max_turns: int = 20
+    max_screenshots: int = 20
+    on_invalid: str = "end"
+    aggregation: str = "mean"
+    completion_bonus: float = 1.0
+    grid: str = "grid999"
+
+    def __post_init__(self) -> None:
+        if self.on_invalid not in ON_INVALID:
+            raise ValueError(f"gui_agent.on_invalid must be one of {ON_INVALID}, got {self.on_invalid!r}")
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(f"gui_agent.aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
+        if self.max_turns < 1 or self.max_screenshots < 1:
+            raise ValueError("gui_agent.max_turns and gui_agent.max_screenshots must be >= 1")
+        CoordinateGrid(self.grid)
+
+    @classmethod
+    def from_mapping(cls, section: Any) -> GUIAgentConfig:
+        known = set(cls.__dataclass_fields__)
+        section = dict(section or {})
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ValueError(f"unknown gui_agent config keys {unknown}; known: {sorted(known)}")
+        return cls(**section)
+
+
+def create_kwargs_for(extra_info: dict[str, Any], tools_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """The tool's create kwargs for a row: ``tools_kwargs.mobile_use.create_kwargs`` when the row has them, else
+    the source keys of ``extra_info`` (``task_id``/``seed`` online; ``screenshots``/``expected_actions`` replay)."""
+    given = ((tools_kwargs or {}).get(TOOL_NAME) or {}).get("create_kwargs")
+    if given:
+        return dict(given)
+    keys = ("task_id", "seed", "screenshots", "expected_actions", "instruction")
+    return {k: extra_info[k] for k in keys if extra_info.get(k) is not None}
+
+
+@dataclass
+class _Episode:
+    """Mutable state of one trajectory."""
+
+    messages: list[dict[str, Any]]
+    images: list[Any]
+    instance_id: str
+    request_id: str
+    prompt_ids: list[int]
+    response_mask: list[int]
+    turn_texts: list[str]
+    turns: list[TurnScore]
+    metrics: dict[str, Any]
+    ended_by: str = ""
+    last_text: str = ""
+
+
+@register(AGENT_NAME)
+class GUIAgentLoop(AgentLoopBase):
+    """Multi-turn ``mobile_use`` agent loop driving :class:`core.rollout.EpisodeSession` (see module docstring)."""
+
+    def __init__(self, *args: Any, tools: Any = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.gui = GUIAgentConfig.from_mapping(self.config.get("gui_agent"))
+        tool = next((t for t in (tools.tools if tools else []) if t.name == TOOL_NAME), None)
+        self.tool = tool or MobileUseTool({"grid": self.gui.grid, "max_steps": self.gui.max_turns})
+        self.tool_schemas = [self.tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True)]
+        self.response_length = self.rollout_config.response_length
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        messages = list(kwargs["raw_prompt"])
+        extra_info = dict(kwargs.get("extra_info") or {})
+        mm = await self.process_multi_modal_info(messages)
+        ep = _Episode(messages=messages, images=list(mm.get("images") or []), instance_id="",
+                      request_id=uuid4().hex, prompt_ids=[], response_mask=[], turn_texts=[], turns=[], metrics={})
+        error = None
+        try:
+            ep.instance_id, _ = await self.tool.create(
+                create_kwargs=create_kwargs_for(extra_info, kwargs.get("tools_kwargs")))
+            state = GUIAgentState.PENDING
+            while state is not GUIAgentState.TERMINATED:
+                if state is GUIAgentState.PENDING:
+                    state = await self._pending(ep)
+                elif state is GUIAgentState.GENERATING:
+                    state = await self._generating(ep, sampling_params)
+                else:
+                    state = await self._processing_action(ep)
+        except Exception as e:  # one bad episode must never take the rollout worker down
+            logger.warning("gui_agent episode failed: %s", e)
+            error = f"{type(e).__name__}: {e}"
+            ep.ended_by = "error"
+        return await self._finish(ep, error)
+
+    # ------------------------------------------------------------------------------------------ states
+
+    async def _pending(self, ep: _Episode) -> GUIAgentState:
+        ep.prompt_ids = await self.ct_build_initial_tokens(ep.messages, tools=self.tool_schemas,
+                                                           images=ep.images or None)
+        return GUIAgentState.GENERATING
+
+    async def _generating(self, ep: _Episode, sampling_params: dict[str, Any]) -> GUIAgentState:
+        with simple_timer("generate_sequences", ep.metrics):
+            output = await self.server_manager.generate(request_id=ep.request_id, prompt_ids=ep.prompt_ids,
+                                                        sampling_params=sampling_params,
+                                                        image_data=ep.images or None)
+        merge, ep.response_mask, _ = await self.ct_merge_assistant_token(ep.prompt_ids, output.token_ids,
+                                                                        ep.response_mask)
+        ep.prompt_ids = merge.token_ids
+        ep.last_text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
+        ep.turn_texts.append(ep.last_text)
+        return GUIAgentState.PROCESSING_ACTION
+
+    async def _processing_action(self, ep: _Episode) -> GUIAgentState:
+        session = self.tool.session(ep.instance_id)
+        text = ep.last_text
+        screen = session.episode.screen_size
+        gold, gold_box = session.info.get("gold_action"), session.info.get("gold_box")
+        ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))
+        parsed = parse_tool_call(text)
+        invalid = None
+        if not parsed.ok:
+            invalid = parsed.error or "no tool call"
+        elif len(parsed.actions) != 1:
+            invalid = f"expected exactly one tool call, got {len(parsed.actions)}"
+        elif parsed.actions[0].raw.get("name") != TOOL_NAME:
+            invalid = f"unknown tool {parsed.actions[0].raw.get('name')!r}"
+        response = None
+        with simple_timer("tool_calls", ep.metrics):
+            if invalid is None:
+                response, _, _ = await self.tool.execute(ep.instance_id, dict(parsed.actions[0].raw["arguments"]))
+                invalid = session.episode.steps[-1].invalid
+            elif parsed.ok:  # parseable but not one mobile_use call: record it without stepping the phone
+                session.act(text, error=f"invalid tool call: {invalid}")
+            else:  # the session parses it again and records why it is not an action
+                session.act(text)
+        ep.messages.append({"role": "assistant", "content": text})
+        if session.done:  # the task ended, or the session's max_steps (= max_turns) truncated it
+            return self._end(ep, "truncated" if session.episode.truncated else "episode_end")
+        if len(ep.response_mask) >= self.response_length:
+            return self._end(ep, "response_length")
+        if len(ep.turn_texts) >= self.gui.max_turns:
+            return self._end(ep, "max_turns")
+        if invalid is not None and self.gui.on_invalid == "end":
+            return self._end(ep, "invalid")
+        if response is not None and response.image:
+            if len(ep.images) + len(response.image) > self.gui.max_screenshots:
+                return self._end(ep, "max_screenshots")
+            content = [{"type": "image", "image": img} for img in response.image]
+            if response.text:
+                content.append({"type": "text", "text": response.text})
+            new_message = {"role": "tool", "content": content}
+        else:
+            new_message = {"role": "user", "content": (
+                f"Your answer was not executed: {invalid}. Answer with a Thought: line, an Action: line and "
+                f"exactly one <tool_call> to {TOOL_NAME}.")}
+        previous = list(ep.messages)
+        ep.messages.append(new_message)
+        merge, mask, _ = await self.ct_merge_context_msg(previous, ep.messages, ep.prompt_ids, ep.response_mask,
+                                                         tools=self.tool_schemas)
+        if len(mask) >= self.response_length:
+            ep.messages.pop()
+            return self._end(ep, "response_length")
+        ep.prompt_ids, ep.response_mask = merge.token_ids, mask
+        if response is not None and response.image:
+            ep.images.extend(response.image)
+        return GUIAgentState.GENERATING
+
+    @staticmethod
+    def _end(ep: _Episode, reason: str) -> GUIAgentState:
+        ep.ended_by = reason
+        return GUIAgentState.TERMINATED
+
+    # ------------------------------------------------------------------------------------------ output
+
+    async def _finish(self, ep: _Episode, error: str | None) -> AgentLoopOutput:
+        session = self.tool.sessions.get(ep.instance_id)
+        success = bool(session.episode.success) if session is not None and error is None else False
+        reward, parts = episode_reward(ep.turns, success, aggregation=self.gui.aggregation,
+                                       completion_bonus=self.gui.completion_bonus)
+        if error is not None:
+            reward = 0.0
+        steps = session.episode.steps if session is not None else []
+        parts.update({"gui_agent/invalid": float(sum(s.invalid is not None for s in steps)),
+                      "gui_agent/tool_calls": float(sum(s.invalid is None for s in steps))})
+        episode_row = session.episode.to_row() if session is not None else None
+        if ep.instance_id:
+            await self.tool.release(ep.instance_id)
+        n_response = len(ep.response_mask)
+        n_prompt = len(ep.prompt_ids) - n_response
+        return AgentLoopOutput(
+            prompt_ids=ep.prompt_ids[:n_prompt],
+            response_ids=ep.prompt_ids[n_prompt:][: self.response_length],
+            response_mask=ep.response_mask[: self.response_length],
+            multi_modal_data={"images": ep.images} if ep.images else {},
+            reward_score=reward,
+            num_turns=len(ep.messages),
+            metrics=AgentLoopMetrics(**{k: v for k, v in ep.metrics.items() if k in AgentLoopMetrics.model_fields}),
+            extra_fields={"reward_extra_info": parts, "turn_texts": ep.turn_texts, "ended_by": ep.ended_by,
+                          "episode": episode_row, "error": error},
+        )
+
+
+__all__ = ["AGENT_NAME", "GUIAgentConfig", "GUIAgentLoop", "GUIAgentState", "create_kwargs_for"]
