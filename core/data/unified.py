@@ -90,13 +90,13 @@ def _model(record: str, field: str, build: Callable[[], Any]) -> Any:
         raise StepValidationError(record, field, msg.removeprefix("Value error, ")[:300]) from None
 
 
-def row_to_step(row: dict[str, Any]) -> Step:
-    """Inverse of :func:`step_to_row`; raises ``StepValidationError`` naming the row id and field (missing
-    columns, JSON that is not the expected list / object, invalid actions)."""
-    record = str(row.get("id"))
+def row_to_step(row: dict[str, Any], record: str | None = None) -> Step:
+    """Inverse of :func:`step_to_row`; raises ``StepValidationError`` naming the record (``record``, default the
+    row's id) and field (missing columns, JSON that is not the expected list / object, invalid actions)."""
+    record = record or str(row.get("id"))
     for column in ("id", "image_width", "image_height", "instruction", "action"):
-        if row.get(column) is None:
-            raise StepValidationError(record, column, "missing (column absent or null)")
+        if row.get(column) is None or row.get(column) == "":
+            raise StepValidationError(record, column, "missing (column absent, null or empty)")
     image = row.get("image") or {}
     if not isinstance(image, dict):
         raise StepValidationError(record, "image", "expected struct{bytes, path}")

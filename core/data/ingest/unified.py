@@ -35,11 +35,14 @@ def read_unified(input_path: Path, *, images_dir: Path | None = None, skip_missi
     folder), relative ones are resolved against it."""
     for path in input_files(Path(input_path), (".parquet",)):
         root = Path(images_dir) if images_dir is not None else path.parent
+        index = 0
         for batch in iter_unified_batches(path):
             for row in batch.to_pylist():
                 summary.read += 1
+                record = f"{path.stem}:{index}" if row.get("id") in (None, "") else str(row["id"])
+                index += 1
                 try:
-                    yield checked_image(row_to_step(row), root)
+                    yield checked_image(row_to_step(row, record), root)
                 except StepValidationError as e:
                     handle(e, skip_missing=skip_missing, summary=summary)
 
