@@ -1,6 +1,6 @@
 """The episode loop (core.rollout) against a small env that follows the shared env contract: prompts, parsing in
 both answer formats through the frames, invalid answers, env failures, resume, workers, the CLI summary.
-The simulated phone itself is exercised in tests/test_rollout_sim_phone.py."""
+The simulated phone and the tiny model are exercised in tests/test_rollout_sim_phone.py."""
 
 from __future__ import annotations
 
@@ -276,28 +276,6 @@ def test_cli_rejects_bad_input_clearly(buttons_env, tmp_path):
     assert res.exit_code == 2 and "unknown env 'nope'" in res.output
     res = invoke("--env", "buttons", "--policy", "scripted", "--tasks", "no-such-task", "--output", str(tmp_path))
     assert res.exit_code == 2 and "unknown task 'no-such-task'" in res.output
-
-
-@pytest.mark.rl_env
-@pytest.mark.slow
-def test_tiny_model_runs_whole_episodes_through_the_hf_backend(buttons_env, tmp_path):
-    pytest.importorskip("transformers")
-    from core.testing import tiny_qwen25vl_path
-
-    res = invoke("--env", "buttons", "--backend", "hf", "--model", str(tiny_qwen25vl_path()), "--device", "cpu",
-                 "--episodes", "3", "--max-steps", "2", "--workers", "2", "--max-new-tokens", "24",
-                 "--output", str(tmp_path), "--json", str(tmp_path / "s.json"))
-    assert res.exit_code == 0, res.output
-    rows = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in rows] == TASKS[:3] and all(r["error"] is None for r in rows)
-    for r in rows:  # a random model: every turn generated text, parsed or recorded as invalid with the reason
-        assert r["n_steps"] == 2 and r["model"] == str(tiny_qwen25vl_path()) and r["backend"] == "hf"
-        for s in r["steps"]:
-            assert isinstance(s["model_text"], str)
-            assert (s["action"] is None) == (s["invalid"] is not None)
-            assert s["invalid"] is None or s["invalid"].startswith("unparsed answer: ")
-    summary = json.loads((tmp_path / "s.json").read_text())
-    assert summary["episodes"] == 3 and summary["mean_steps"] == 2.0
 
 
 @pytest.mark.parametrize("template", list(FORMATS))
