@@ -1,8 +1,9 @@
 # Supervised fine-tuning with LLaMA-Factory or ms-swift on the datasets written by the data export.
-#   make sft-llamafactory MODEL=Qwen/Qwen2.5-VL-3B-Instruct DATASET=gui-r1-3k   # LoRA recipe (default)
+#   make sft-llamafactory MODEL=Qwen/Qwen2.5-VL-3B-Instruct DATASET=gui-r1-3k   # the seed's LoRA YAML (default)
 #   make sft-llamafactory SFT_RECIPE=LLaMA-Factory/examples/train_full/qwen2_5_vl_full_sft.yaml MODEL=...
 #   make sft-swift MODEL=Qwen/Qwen2.5-VL-3B-Instruct SWIFT_DATA=Data/swift/gui-r1-3k.jsonl
-# ARGS is appended (LLaMA-Factory: key=value overrides; ms-swift: --flag value).
+# ARGS is appended (LLaMA-Factory: key=value overrides; ms-swift: --flag value). LLaMA-Factory runs from inside
+# LLaMA-Factory/ as the seed monorepo does (its YAMLs' relative paths resolve there). Logging: LOGGER (mk/grpo.mk).
 SFT_RECIPE ?= LLaMA-Factory/examples/train_lora/qwen2_5_vl_3b_gui_lora_sft.yaml
 # Qwen3-VL models need LLaMA-Factory's qwen3_vl templates; everything else here is Qwen2.5-VL.
 SFT_LF_TEMPLATE ?= $(if $(findstring Qwen3-VL,$(MODEL)),qwen3_vl_nothink,qwen2_vl)
@@ -13,14 +14,23 @@ SFT_OUTPUT ?= saves/$(notdir $(MODEL))/$(DATASET)
 SFT_LF_DATA_DIR ?= $(or $(LF_DATA_DIR),LLaMA-Factory/data)
 SWIFT_DATA ?= $(or $(DATA_ROOT),Data)/swift/$(DATASET).jsonl
 SWIFT_TUNER ?= lora
+# CPU-safe settings (no CUDA): fp32, no DeepSpeed, dataloader workers 0, one preprocessing process.
+SFT_LF_CPU_ARGS = bf16=false deepspeed=null dataloader_num_workers=0 preprocessing_num_workers=1
 ARGS ?=
 
 .PHONY: sft-llamafactory sft-swift
 sft-llamafactory: $(VENVS)/llamafactory/.ready
-	$(LF)/llamafactory-cli train $(SFT_RECIPE) model_name_or_path=$(MODEL) dataset=$(DATASET) dataset_dir=$(SFT_LF_DATA_DIR) \
-		template=$(SFT_LF_TEMPLATE) output_dir=$(SFT_OUTPUT)/llamafactory $(ARGS)
+	$(call cpu_note,sft-llamafactory)
+	cd LLaMA-Factory && TENSORBOARD_LOGGING_DIR=$(abspath $(LOG_ROOT))/$(basename $(notdir $(SFT_RECIPE))) \
+	$(abspath $(LF))/llamafactory-cli train $(abspath $(SFT_RECIPE)) model_name_or_path=$(MODEL) dataset=$(DATASET) \
+		dataset_dir=$(abspath $(SFT_LF_DATA_DIR)) template=$(SFT_LF_TEMPLATE) \
+		output_dir=$(abspath $(SFT_OUTPUT))/llamafactory report_to=$(report_to) \
+		$(if $(HAS_CUDA),,$(SFT_LF_CPU_ARGS)) $(ARGS)
 
 sft-swift: $(VENVS)/rl/.ready
 	@test -f "$(SWIFT_DATA)" || { echo "sft-swift: $(SWIFT_DATA) not found (export it with --to swift, or set SWIFT_DATA=)"; exit 2; }
-	MODEL=$(MODEL) DATASET=$(SWIFT_DATA) TEMPLATE=$(SFT_SWIFT_TEMPLATE) OUTPUT_DIR=$(SFT_OUTPUT)/swift-$(SWIFT_TUNER) \
-		SWIFT=$(RL)/swift bash ms-swift/examples/sft_$(SWIFT_TUNER).sh $(ARGS)
+	$(call cpu_note,sft-swift)
+	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(RECIPE_MODEL)_sft_$(SWIFT_TUNER)_swift \
+	$(if $(HAS_CUDA),,DEEPSPEED=) MODEL=$(MODEL) DATASET=$(SWIFT_DATA) TEMPLATE=$(SFT_SWIFT_TEMPLATE) OUTPUT_DIR=$(SFT_OUTPUT)/swift-$(SWIFT_TUNER) \
+		SWIFT=$(RL)/swift bash ms-swift/examples/sft_$(SWIFT_TUNER).sh $(SWIFT_HUB_ARGS) $(SWIFT_LOG_ARGS) \
+		$(if $(HAS_CUDA),,$(SWIFT_CPU_ARGS)) $(ARGS)

@@ -38,7 +38,7 @@ def _recipe(path: Path) -> dict:
 def test_recipes_present():
     names = {p.relative_to(LF_EXAMPLES).as_posix() for p in LF_YAMLS}
     assert {"train_lora/qwen2_5_vl_3b_gui_lora_sft.yaml", "train_lora/qwen2_5_vl_7b_gui_lora_sft.yaml",
-            "train_full/qwen2_5_vl_full_sft.yaml"} <= names
+            "train_full/qwen2_5_vl_full_sft.yaml", "train_lora/qwen2_5_vl_3b_gui_lora_sft_tuned.yaml"} <= names
     assert any("qwen3_vl" in n for n in names)
     assert not list((ROOT / "LLaMA-Factory").rglob("__init__.py"))
     assert not list((ROOT / "ms-swift").rglob("__init__.py"))
@@ -54,16 +54,25 @@ def test_llamafactory_recipe_defaults(path):
     assert r["bf16"] is True and r["disable_gradient_checkpointing"] is False
     assert r["per_device_train_batch_size"] == 1 and 4 <= r["gradient_accumulation_steps"] <= 8
     assert 1 <= r["num_train_epochs"] <= 3
-    assert r["dataset_dir"] == "LLaMA-Factory/data"
+    # Relative to LLaMA-Factory/, where the seed (and make sft-llamafactory) runs llamafactory-cli.
+    assert r["dataset_dir"] == "data" and r["output_dir"].startswith("../saves/")
     qwen3 = "Qwen3-VL" in r["model_name_or_path"]
     assert r["template"] == ("qwen3_vl_nothink" if qwen3 else "qwen2_vl")
-    if r["finetuning_type"] == "lora":
+    if path.name == "qwen2_5_vl_3b_gui_lora_sft.yaml":  # the seed monorepo README's YAML, value for value
+        seed = {"model_name_or_path": "Qwen/Qwen2.5-VL-3B-Instruct", "stage": "sft", "finetuning_type": "lora",
+                "lora_rank": 8, "lora_alpha": 16, "dataset": "gui-r1-3k", "learning_rate": 1.0e-6,
+                "num_train_epochs": 1.0, "per_device_train_batch_size": 1, "gradient_accumulation_steps": 4}
+        assert {k: r[k] for k in seed} == seed
+        assert all("# seed" in line for line in path.read_text().splitlines() if line.split(":")[0] in seed)
+    elif r["finetuning_type"] == "lora":
         assert (r["lora_rank"], r["lora_alpha"], r["learning_rate"]) == (8, 16, 1.0e-4)
+        assert "this project's choice" in path.read_text()
+    if r["finetuning_type"] == "lora":
         assert path.parent.name == "train_lora" and "deepspeed" not in r
     else:
         assert r["finetuning_type"] == "full" and r["learning_rate"] == 1.0e-5
         assert path.parent.name == "train_full"
-        ds = ROOT / r["deepspeed"]
+        ds = ROOT / "LLaMA-Factory" / r["deepspeed"]
         assert ds.is_file() and json.loads(ds.read_text())["zero_optimization"]["stage"] == 3
     if path.name == "qwen2_5_vl_full_sft.yaml":
         assert r["model_name_or_path"] == "Qwen/Qwen2.5-VL-7B-Instruct"
@@ -216,16 +225,60 @@ def _make_dry_run(*args: str) -> str:
 
 
 def test_make_sft_llamafactory_calls_llamafactory_env():
-    out = _make_dry_run("sft-llamafactory", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct", "DATASET=gui-r1-3k")
-    assert ".venvs/llamafactory/bin/llamafactory-cli train LLaMA-Factory/examples/train_lora/" in out
+    out = _make_dry_run("sft-llamafactory", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct", "DATASET=gui-r1-3k", "HAS_CUDA=1")
+    assert f"cd LLaMA-Factory && TENSORBOARD_LOGGING_DIR={ROOT}/runs/qwen2_5_vl_3b_gui_lora_sft" in out
+    assert f"{ROOT}/.venvs/llamafactory/bin/llamafactory-cli train {LF_EXAMPLES}/train_lora/" in out
     assert "model_name_or_path=Qwen/Qwen2.5-VL-7B-Instruct" in out and "dataset=gui-r1-3k" in out
-    assert "template=qwen2_vl" in out and "dataset_dir=LLaMA-Factory/data" in out
-    out = _make_dry_run("sft-llamafactory", "MODEL=Qwen/Qwen3-VL-4B-Instruct")
-    assert "template=qwen3_vl_nothink" in out
+    assert "template=qwen2_vl" in out and f"dataset_dir={ROOT}/LLaMA-Factory/data" in out
+    assert "report_to=none" in out and "bf16=false" not in out
+    out = _make_dry_run("sft-llamafactory", "MODEL=Qwen/Qwen3-VL-4B-Instruct", "HAS_CUDA=", "LOGGER=tensorboard")
+    assert "template=qwen3_vl_nothink" in out and "report_to=tensorboard" in out
+    # No CUDA: CPU-safe settings, said in one line.
+    assert "bf16=false deepspeed=null dataloader_num_workers=0 preprocessing_num_workers=1" in out
+    assert "no CUDA GPU found: CPU-safe settings" in out
 
 
 def test_make_sft_swift_calls_rl_env():
-    out = _make_dry_run("sft-swift", "MODEL=Qwen/Qwen2.5-VL-3B-Instruct", "SWIFT_DATA=d.jsonl", "SWIFT_TUNER=full")
-    assert "SWIFT=.venvs/rl/bin/swift bash ms-swift/examples/sft_full.sh" in out
-    assert "MODEL=Qwen/Qwen2.5-VL-3B-Instruct" in out and "DATASET=d.jsonl" in out
+    out = _make_dry_run("sft-swift", "MODEL=Qwen/Qwen2.5-VL-3B-Instruct", "SWIFT_DATA=d.jsonl", "SWIFT_TUNER=full",
+                        "HAS_CUDA=1")
+    assert "SWIFT=.venvs/rl/bin/swift bash ms-swift/examples/sft_full.sh --use_hf true" in out
+    assert "MODEL=Qwen/Qwen2.5-VL-3B-Instruct" in out and "DATASET=d.jsonl" in out and "DEEPSPEED=" not in out
+    out = _make_dry_run("sft-swift", "SWIFT_DATA=d.jsonl", "SWIFT_TUNER=full", "HAS_CUDA=")
+    assert "DEEPSPEED= MODEL=" in out and "--torch_dtype float32 --bf16 false --dataloader_num_workers 0" in out
     assert "DATASET=Data/swift/gui-r1-3k.jsonl" in _make_dry_run("sft-swift")
+
+
+def test_swift_full_script_without_deepspeed_when_empty(tmp_path):
+    argv, _ = _swift_invocation(tmp_path, SWIFT_SCRIPTS["full"], {"DEEPSPEED": ""})
+    assert "--deepspeed" not in argv
+    argv, _ = _swift_invocation(tmp_path, SWIFT_SCRIPTS["full"], {})
+    assert argv[argv.index("--deepspeed") + 1] == "configs/deepspeed/ds_z3_config.json"
+
+
+@needs_lf_env
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared data folder {SHARED} is absent")
+def test_seed_command_trains_from_inside_the_llamafactory_folder(tmp_path):
+    """`cd LLaMA-Factory && llamafactory-cli train examples/train_lora/qwen2_5_vl_3b_gui_lora_sft.yaml`, as the seed
+    README writes it, on a copy of the folder layout (the YAML as shipped, the export in LLaMA-Factory/data) with the
+    tiny model and CPU overrides: the YAML's relative dataset_dir / output_dir resolve from inside that folder."""
+    import shutil
+
+    from core.data.cli import run_convert
+    from core.testing import tiny_qwen25vl_path
+
+    lf = tmp_path / "LLaMA-Factory"
+    shutil.copytree(LF_EXAMPLES, lf / "examples")
+    written, summary = run_convert("aitw", "llamafactory", SHARED / "aitz", lf / "data" / "gui-r1-3k", name="gui-r1-3k",
+                                   max_pixels=GUIR1_TRAIN_MAX_PIXELS, min_pixels=GUIR1_TRAIN_MIN_PIXELS)
+    assert summary.written == 4 and (lf / "data" / "dataset_info.json").is_file()
+    cpu = ["bf16=false", "max_steps=1", "save_steps=1", "dataloader_num_workers=0", "preprocessing_num_workers=1",
+           f"model_name_or_path={tiny_qwen25vl_path()}", "image_max_pixels=200704", "cutoff_len=1024", "report_to=none"]
+    proc = subprocess.run([str(LF_PYTHON.parent / "llamafactory-cli"), "train",
+                           "examples/train_lora/qwen2_5_vl_3b_gui_lora_sft.yaml", *cpu], cwd=lf, env=OFFLINE_ENV,
+                          capture_output=True, text=True, timeout=400, check=False)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    out = tmp_path / "saves" / "qwen2_5_vl-3b" / "lora" / "gui-sft"  # ../saves/... from inside LLaMA-Factory/
+    assert (out / "adapter_config.json").is_file()
+    state = json.loads((out / "trainer_state.json").read_text())
+    assert state["global_step"] == 1

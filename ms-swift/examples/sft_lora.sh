@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# LoRA SFT with `swift sft` on the JSONL written by the swift data export (seed recipe: rank 8, alpha 16,
-# lr 1e-4, batch 1 x 8, bf16, 3 epochs, gradient checkpointing, vision tower frozen).
+# LoRA SFT with `swift sft` on the JSONL written by the swift data export (this project's choice: rank 8,
+# alpha 16, lr 1e-4, batch 1 x 8, bf16, 3 epochs, gradient checkpointing, vision tower frozen).
 # Run from the repository root, e.g.
 #   MODEL=Qwen/Qwen2.5-VL-3B-Instruct DATASET=path/to/gui-r1-3k.jsonl bash ms-swift/examples/sft_lora.sh
 # Arguments after the script name are appended to `swift sft` (later flags win), e.g. --num_train_epochs 1.
