@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.world.device import ACCENTS
 
@@ -102,7 +103,9 @@ class Content:
     battery: int
 
 
+@lru_cache(maxsize=512)
 def make_content(seed: int) -> Content:
+    """The phone content of layout ``seed`` (cached and shared: read-only; ``Phone`` copies what it mutates)."""
     rng = random.Random(f"content:{seed}")
     style = Style(row_dp=rng.choice((56, 64, 72)), pad_dp=rng.choice((12, 16, 20)), icon_cols=rng.choice((4, 5)),
                   accent=rng.choice(sorted(ACCENTS)), contacts_tab=rng.choice(("All", "Favorites")),

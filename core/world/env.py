@@ -151,7 +151,7 @@ class SimPhoneEnv(gym.Env):
             "task_id": task.id, "family": task.family, "app": task.app, "instruction": task.instruction,
             "step_instruction": gold.instruction if gold else None,
             "screen_size": (phone.screen.width, phone.screen.height),
-            "widgets": [w.to_info() for w in phone.widgets()],
+            "widgets": phone.widget_infos(),
             "success": success,
             "gold_action": gold.action if gold else None,
             "gold_box": list(gold.target.visible_box) if gold and gold.target else None,

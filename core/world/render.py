@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from core.world.device import Screen, Theme
 from core.world.widgets import Widget
@@ -63,8 +63,8 @@ class ByteLRU:
             self.used = 0
 
 
-SPRITES = ByteLRU(96 << 20)
-FRAMES = ByteLRU(64 << 20)
+SPRITES = ByteLRU(128 << 20)
+FRAMES = ByteLRU(128 << 20)  # 16 frames of 1080x2400: a whole episode stays cached
 
 
 @lru_cache(maxsize=64)
@@ -99,8 +99,13 @@ class Renderer:
         """The screenshot (read-only HxWx3 uint8, shared with the frame cache: copy before drawing on it)."""
         signature = (self._key, status_h, nav_h, tuple(widgets))
         cached = FRAMES.get(signature)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self.compose(widgets, status_h, nav_h)
+            FRAMES.put(signature, cached)
+        return cached
+
+    def compose(self, widgets: Sequence[Widget], status_h: int, nav_h: int) -> np.ndarray:
+        """A new screenshot from the cached background and sprites (no frame cache)."""
         bg = self.background(status_h, nav_h)
         height, width = bg.shape[:2]
         pastes = []
@@ -123,12 +128,11 @@ class Renderer:
         for part, x1, y1, x2, y2 in pastes:
             out[y1:y2, x1:x2] = part
         out.flags.writeable = False
-        FRAMES.put(signature, out)
         return out
 
     def sprite(self, w: Widget) -> tuple[np.ndarray, int, int]:
-        """(pixels, dx, dy): the widget drawn on its full box, trimmed to what differs from the screen
-        background when it is drawn on that background (offset (dx, dy) from the box's top-left)."""
+        """(pixels, dx, dy): the widget drawn on its full box; when the screen under it already shows its fill
+        colour, trimmed to what differs from that colour (offset (dx, dy) from the box's top-left)."""
         x1, y1, x2, y2 = w.box
         fill = self._fill(w)
         key = (self._key, w.role, w.text, w.detail, x2 - x1, y2 - y1, w.enabled, w.checked, w.focused, w.selected,
@@ -136,17 +140,13 @@ class Renderer:
         hit = SPRITES.get(key)
         if hit is not None:
             return hit
-        arr = np.asarray(self._draw(w, x2 - x1, y2 - y1, fill))
+        im = self._draw(w, x2 - x1, y2 - y1, fill)
         dx = dy = 0
-        if fill == self.theme.background:
-            ink = np.any(arr != np.asarray(fill, np.uint8), axis=2)
-            rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
-            if rows.size:
-                dy, dx = int(rows[0]), int(cols[0])
-                arr = arr[dy:rows[-1] + 1, dx:cols[-1] + 1].copy()
-            else:
-                arr = arr[:0, :0]
-        arr.flags.writeable = False
+        if fill == self.theme.background or w.role in ("statusbar", "navbutton"):  # the screen shows fill there
+            ink = ImageChops.difference(im, Image.new("RGB", im.size, fill)).getbbox()
+            dx, dy = ink[:2] if ink else (0, 0)
+            im = im.crop(ink or (0, 0, 0, 0))
+        arr = np.asarray(im)
         entry = (arr, dx, dy)
         SPRITES.put(key, entry)
         return entry

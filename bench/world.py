@@ -1,0 +1,157 @@
+"""Benchmark: the simulated phone's renders/s and env steps/s on ONE core, beside baselines from the same run.
+
+Every task is put on the Pixel 7 screen (1080x2400). The screens measured are all states of the gold episodes of
+``--tasks`` tasks from the train split. Rows printed (higher is better; goals from issue 14):
+
+- ``floor: numpy copy of a frame``: copying one 1080x2400x3 array, the memory-bandwidth ceiling of any renderer;
+- ``baseline: plain Pillow full-screen draw``: every widget drawn with Pillow into a new full-screen image, then
+  ``np.asarray`` (what a renderer without caches costs);
+- ``render, sprites cached``: ``Renderer.compose`` (cached background + cached sprites, no frame cache) - goal
+  >= 300 renders/s;
+- ``render, cold``: the same with both caches emptied before each frame (first visit of a screen);
+- ``env steps, gold policy, groups of 8``: ``SimPhoneEnv.step`` along each task's gold episode 8 times in a row,
+  as GRPO samples a group of rollouts per task (revisited screens come from the frame cache) - goal >= 1000
+  steps/s; ``every frame new``: one episode per task, so nearly every frame is composed (bounded by copying
+  1080x2400x3 bytes, see the floor);
+- ``env steps, random policy``: uniformly random actions (``env.action_space.sample()``), groups of 8.
+
+Peak RSS (``ru_maxrss``) is printed at the end. Usage: ``python bench/world.py [--tasks 40] [--seconds 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import time
+
+import numpy as np
+
+SCREEN = "pixel_7"
+GROUP = 8  # rollouts per task in a GRPO group
+
+
+def _one_core() -> str:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned (no sched_setaffinity)"
+
+
+def _rate(fn, items: list, seconds: float) -> float:
+    """Calls of ``fn(item)`` per second, cycling through ``items`` for about ``seconds``."""
+    n, start = 0, time.process_time()
+    while True:
+        for item in items:
+            fn(item)
+            n += 1
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return n / elapsed
+
+
+def _screens(tasks) -> list[tuple]:
+    """(renderer, widgets, status_h, nav_h) of every state of the tasks' gold episodes."""
+    from core.world import SimPhoneEnv
+
+    env, out = SimPhoneEnv(), []
+    for task in tasks:
+        _, info = env.reset(options={"task": task})
+        while True:
+            p = env.phone
+            out.append((env.renderer, list(p.widgets()), p.status_h, p.nav_h))
+            if info["gold_action"] is None:
+                break
+            _, _, terminated, _, info = env.step(info["gold_action"])
+            if terminated:
+                out.append((env.renderer, list(env.phone.widgets()), p.status_h, p.nav_h))
+                break
+    return out
+
+
+def _pillow_draw(screen: tuple) -> np.ndarray:
+    from PIL import Image
+
+    renderer, widgets, _, _ = screen
+    s, t = renderer.screen, renderer.theme
+    image = Image.new("RGB", (s.width, s.height), t.background)
+    for w in widgets:
+        x1, y1, x2, y2 = w.box
+        image.paste(renderer._draw(w, x2 - x1, y2 - y1, renderer._fill(w)), (x1, y1))
+    return np.asarray(image)
+
+
+def _episodes(env, tasks, policy: str, group: int = 1) -> int:
+    """Run ``group`` episodes per task in a row (GRPO samples a group of rollouts per task); return the number of
+    env steps."""
+    n = 0
+    for task in (t for t in tasks for _ in range(group)):
+        _, info = env.reset(options={"task": task})
+        while True:
+            action = info["gold_action"] if policy == "gold" else env.action_space.sample()
+            if action is None:
+                break
+            _, _, terminated, truncated, info = env.step(action)
+            n += 1
+            if terminated or truncated:
+                break
+    return n
+
+
+def _steps_per_second(env, tasks, policy: str, seconds: float, group: int = 1) -> float:
+    n, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        n += _episodes(env, tasks, policy, group)
+    return n / (time.process_time() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=40, help="train tasks whose gold episodes are measured")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    args = parser.parse_args()
+    pinned = _one_core()
+
+    from core.world import SimPhoneEnv, list_tasks
+    from core.world.render import FRAMES, SPRITES
+
+    train = list_tasks("train")
+    tasks = [t.model_copy(update={"screen": SCREEN}) for t in train[:: max(1, len(train) // args.tasks)][:args.tasks]]
+    screens = _screens(tasks)
+    frame = screens[0][0].compose(*screens[0][1:])
+    rows: list[tuple[str, float, str, str]] = []
+
+    rows.append(("floor: numpy copy of a frame", _rate(lambda _: frame.copy(), [0], args.seconds), "renders/s", ""))
+    rows.append(("baseline: plain Pillow full-screen draw", _rate(_pillow_draw, screens, args.seconds), "renders/s",
+                 ""))
+    rows.append(("render, sprites cached (compose)",
+                 _rate(lambda s: s[0].compose(*s[1:]), screens, args.seconds), "renders/s", ">= 300"))
+
+    def cold(s):
+        SPRITES.clear()
+        s[0].compose(*s[1:])
+
+    rows.append(("render, cold (caches emptied each frame)", _rate(cold, screens[:20], args.seconds), "renders/s",
+                 ""))
+    env = SimPhoneEnv()
+    _episodes(env, tasks, "gold")  # warm the sprite cache once
+    rows.append((f"env steps, gold policy, groups of {GROUP} per task",
+                 _steps_per_second(env, tasks, "gold", args.seconds, GROUP), "steps/s", ">= 1000"))
+    rows.append(("env steps, gold policy, every frame new", _steps_per_second(env, tasks, "gold", args.seconds),
+                 "steps/s", ""))
+    rows.append((f"env steps, random policy, groups of {GROUP} per task",
+                 _steps_per_second(env, tasks, "random", args.seconds, GROUP), "steps/s", ""))
+
+    print(f"simulated phone on {SCREEN} 1080x2400, one core ({pinned}); {len(tasks)} tasks, {len(screens)} screens")
+    width = max(len(r[0]) for r in rows)
+    for name, value, unit, goal in rows:
+        print(f"  {name:<{width}}  {value:10.1f} {unit:<10} {('goal ' + goal) if goal else ''}")
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak RSS {peak_mb:.0f} MB (sprite cache {SPRITES.used / 2**20:.0f} MB, frame cache "
+          f"{FRAMES.used / 2**20:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
