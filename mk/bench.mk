@@ -3,9 +3,9 @@
 #   make bench-eval BENCH_ARGS="--rows 20000"    one of them, with its own options
 BENCH_ARGS ?=
 
-.PHONY: bench bench-convert bench-rewards bench-eval
+.PHONY: bench bench-convert bench-rewards bench-eval bench-world
 
-bench: bench-parsers bench-rewards bench-eval bench-convert
+bench: bench-parsers bench-rewards bench-eval bench-convert bench-world
 
 bench-convert: $(VENVS)/rl/.ready
 	$(RL)/python bench/convert.py $(BENCH_ARGS)
@@ -15,3 +15,6 @@ bench-rewards: $(VENVS)/rl/.ready
 
 bench-eval: $(VENVS)/rl/.ready
 	$(RL)/python bench/eval.py $(BENCH_ARGS)
+
+bench-world: $(VENVS)/rl/.ready
+	$(RL)/python bench/world.py $(BENCH_ARGS)
