@@ -59,8 +59,8 @@ lint: $(VENVS)/rl/.ready
 # failure gallery. The model is random, so every prediction is wrong: the point is that every stage runs.
 demo: $(VENVS)/rl/.ready
 	$(RL)/gui-agent tiny-model --output $(DEMO_OUT)/models/tiny-qwen2.5-vl --overwrite
-	$(RL)/gui-agent data convert --from aitw --to unified --input $(SHARED_DATA)/aitz --output $(DEMO_OUT)/data
-	$(RL)/gui-agent data convert --from screenspot --to unified --skip-missing \
+	$(RL)/gui-agent data convert --from aitw --to unified --input $(SHARED_DATA)/aitz --output $(DEMO_OUT)/data --overwrite
+	$(RL)/gui-agent data convert --from screenspot --to unified --skip-missing --overwrite \
 		--input $(SHARED_DATA)/screenspot/screenspot_v1_annotations.jsonl --images $(SHARED_DATA)/screenspot/images \
 		--output $(DEMO_OUT)/data
 	$(RL)/gui-agent infer --backend hf --model $(DEMO_OUT)/models/tiny-qwen2.5-vl --max-new-tokens 48 \

@@ -10,6 +10,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 import zlib
 from pathlib import Path
 
@@ -373,3 +374,53 @@ def test_cli_bad_record_and_flags(tmp_path):
     assert r.returncode == 2 and "--coords" in r.stderr
     r = data_cli(*convert, "--max-image-pixels", 100_000, "--name", "small")  # the screenshot has 162,000
     assert_one_error_line(r, "record train:0: field 'image': image too large", "exceeds the limit of 100000")
+
+
+# ------------------------------------------------------- silent corruption 3, 4, 6: locks, resume, overwrite
+
+
+def test_a_second_convert_to_the_same_output_fails_at_once(tmp_path):
+    from core.io import output_lock
+
+    convert = ("convert", "--from", "aitw", "--to", "swift", "--input", DATA / "aitz", "--output", tmp_path,
+               "--name", "a")
+    with output_lock(tmp_path / "a"):  # another run holds the output
+        start = time.monotonic()
+        r = data_cli(*convert)
+    assert_one_error_line(r, "being written by another run")
+    assert time.monotonic() - start < 60 and not (tmp_path / "a.jsonl").exists()
+    assert data_cli(*convert).returncode == 0  # released: the next run proceeds
+
+
+def test_existing_output_is_not_replaced_without_overwrite(tmp_path):
+    common = ("convert", "--to", "unified", "--output", tmp_path, "--name", "data")
+    assert data_cli(*common, "--from", "aitw", "--input", DATA / "aitz").returncode == 0
+    before = (tmp_path / "data.parquet").read_bytes()
+    assert (tmp_path / "data.parquet").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+    r = data_cli(*common, "--from", "guiodyssey", "--input", ODYSSEY)  # 4 rows would become 1
+    assert_one_error_line(r, "data.parquet already exists; pass --overwrite")
+    assert (tmp_path / "data.parquet").read_bytes() == before
+    r = data_cli(*common, "--from", "guiodyssey", "--input", ODYSSEY, "--overwrite")
+    assert r.returncode == 0 and "read 1, written 1" in r.stdout
+    assert not list(tmp_path.glob(".data.parquet.*"))  # no temp file left behind
+
+
+def test_resume_refuses_changed_output_shaping_options(tmp_path):
+    rec = json.loads((ODYSSEY / "navigation_meta_format.json").read_text())[0]
+    shutil.copytree(ODYSSEY, tmp_path / "ody")
+    (tmp_path / "ody" / "navigation_meta_format.json").write_text(json.dumps([rec, rec | {"solution": "[]"}]))
+    convert = ("convert", "--from", "guiodyssey", "--to", "swift", "--input", tmp_path / "ody",
+               "--output", tmp_path / "out", "--name", "ody")
+    assert_one_error_line(data_cli(*convert, "--max-pixels", 1258291), "field 'solution'")  # interrupted
+    r = data_cli(*convert, "--max-pixels", 501760, "--template", "guir1-high", "--skip-missing")
+    assert_one_error_line(r, "an unfinished conversion", "max_pixels 1258291 -> 501760",
+                          "template None -> 'guir1-high'", "--overwrite to start over")
+    r = data_cli(*convert, "--max-pixels", 1258291, "--skip-missing")  # same options: resumes
+    assert r.returncode == 0 and "read 2, written 1, skipped 1" in r.stdout, r.stderr
+    assert not (tmp_path / "out" / ".ody.run.json").exists()  # finished: nothing left to resume
+    assert_one_error_line(data_cli(*convert, "--max-pixels", 1258291, "--skip-missing"), "already exists")
+    r = data_cli(*convert, "--max-pixels", 501760, "--skip-missing", "--overwrite")
+    assert r.returncode == 0
+    (row,) = [json.loads(line) for line in (tmp_path / "out" / "ody.jsonl").read_text().splitlines()]
+    w, h = row["resized_size"]  # the whole file at the new bound (the first run's 1258291 gives 728x1288)
+    assert w * h <= 501760 and row["image_size"] == [720, 1280]

@@ -28,6 +28,8 @@ log = logging.getLogger("core.data")
 #: Default prompt templates of ``add-solution`` (names in ``core.prompts``).
 TOOL_CALL_TEMPLATE = "qwen3vl-mobile-use"
 PARQUET_SOURCES = ("guir1", "unified")
+#: The finished outputs of ``data convert`` are ``<name>`` plus one of these (parquet, JSON Lines, datasets folder).
+FINISHED_SUFFIXES = (".parquet", ".jsonl", ".hf")
 #: Longest ``--name`` in bytes: NAME_MAX (255) less the longest suffix an exporter adds (``.parquet.tmp``, ...).
 NAME_BYTES = 200
 
@@ -66,15 +68,53 @@ def _dataset_name(name: str) -> str:
     return name
 
 
+def _run_record(output: Path, name: str) -> Path:
+    """Where a conversion keeps the options that shape its output while it is unfinished."""
+    return output / f".{name}.run.json"
+
+
+def _may_resume(output: Path, name: str, shaping: dict[str, Any], *, resume: bool, overwrite: bool) -> bool:
+    """Check an existing or unfinished output against this run; record this run's options; whether the exporter
+    may resume. An unfinished run with other options, or a finished output, is refused unless ``overwrite``."""
+    from core.io import atomic_write_json
+
+    record = _run_record(output, name)
+    previous: dict[str, Any] | None = None
+    if record.exists():
+        try:
+            previous = json.loads(record.read_text(encoding="utf-8"))
+        except ValueError:
+            previous = {}
+    if previous is not None and resume and not overwrite:
+        changed = [f"{k} {previous.get(k)!r} -> {shaping.get(k)!r}" for k in shaping if previous.get(k) != shaping[k]]
+        if changed:
+            raise ValueError(f"an unfinished conversion to {output / name} used other options ({'; '.join(changed)}); "
+                             "rerun with the same options to resume it, or pass --overwrite to start over")
+    elif not overwrite:
+        finished = [p for p in (output / f"{name}{suffix}" for suffix in FINISHED_SUFFIXES) if p.exists()]
+        if finished:
+            raise ValueError(f"{finished[0]} already exists; pass --overwrite to replace it (or choose another "
+                             "--name / --output)")
+    atomic_write_json(record, shaping)
+    return resume and not overwrite
+
+
 def run_convert(source: str, target: str, input_path: Path, output: Path, *, images_dir: Path | None = None,
                 skip_missing: bool = False, max_pixels: int | None = None, min_pixels: int | None = None,
                 template: str | None = None, name: str | None = None, workers: int = 1, resume: bool = True,
-                coords: str | None = None, max_image_pixels: int | None = None) -> tuple[Path, ConversionSummary]:
+                coords: str | None = None, max_image_pixels: int | None = None, overwrite: bool = False
+                ) -> tuple[Path, ConversionSummary]:
     """Read ``input_path`` as ``source`` and export to ``target`` under ``output``; (written path, summary).
-    ``coords`` forces a GUI-R1 file's box frame; ``max_image_pixels`` sets the image pixel limit."""
+    ``coords`` forces a GUI-R1 file's box frame; ``max_image_pixels`` sets the image pixel limit.
+
+    One run per output at a time (an exclusive lock on ``<output>/<name>``; a second run fails at once). An
+    existing finished output is replaced only with ``overwrite``. An interrupted run resumes when rerun with
+    the same output-shaping options (source, target, input, --images, resize bounds, template, coords); other
+    options are refused, naming them, and ``overwrite`` starts over."""
     from core.data.export import EXPORTERS, ExportOptions
     from core.data.ingest import read
     from core.data.ingest._common import set_image_pixel_limit
+    from core.io import output_lock
 
     if target not in EXPORTERS:
         raise typer.BadParameter(f"unknown target {target!r}; choose one of: {', '.join(EXPORTERS)}",
@@ -83,13 +123,20 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
         raise ValueError(f"--output {output} is a file; it must be the output folder")
     if max_image_pixels is not None:
         set_image_pixel_limit(max_image_pixels)
-    options = ExportOptions(name=_dataset_name(name or Path(input_path).stem.replace(" ", "_") or "gui-agent"),
-                            max_pixels=max_pixels, min_pixels=min_pixels, template=template, workers=workers,
-                            resume=resume)
-    summary = ConversionSummary()
-    steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
-                 coords=coords)
-    written = EXPORTERS[target](steps, Path(output), options=options, summary=summary)  # exporters show progress
+    output = Path(output)
+    name = _dataset_name(name or Path(input_path).stem.replace(" ", "_") or "gui-agent")
+    shaping = {"from": source, "to": target, "input": os.path.abspath(input_path),
+               "images": None if images_dir is None else os.path.abspath(images_dir), "max_pixels": max_pixels,
+               "min_pixels": min_pixels, "template": template, "coords": coords}
+    with output_lock(output / name):
+        options = ExportOptions(name=name, max_pixels=max_pixels, min_pixels=min_pixels, template=template,
+                                workers=workers, resume=_may_resume(output, name, shaping, resume=resume,
+                                                                    overwrite=overwrite))
+        summary = ConversionSummary()
+        steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
+                     coords=coords)
+        written = EXPORTERS[target](steps, output, options=options, summary=summary)  # exporters show progress
+        _run_record(output, name).unlink(missing_ok=True)
     return Path(written), summary
 
 
@@ -305,6 +352,8 @@ def convert_cmd(
     name: str | None = typer.Option(None, "--name", help="Dataset name (default: the input's stem)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Threads for image work in the exporter."),
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue an interrupted export."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output, or start an unfinished "
+                                                              "one over with other options."),
     coords: Coords | None = typer.Option(None, "--coords", help="guir1: the gt_bbox frame of every file, instead "
                                                                 "of the vote of its rows."),
     max_image_pixels: int | None = typer.Option(None, "--max-image-pixels", min=1, help=(
@@ -316,7 +365,8 @@ def convert_cmd(
         written, summary = run_convert(source, target, input_path, output, images_dir=images_dir,
                                        skip_missing=skip_missing, max_pixels=max_pixels, min_pixels=min_pixels,
                                        template=template, name=name, workers=workers, resume=resume,
-                                       coords=coords.value if coords else None, max_image_pixels=max_image_pixels)
+                                       coords=coords.value if coords else None, max_image_pixels=max_image_pixels,
+                                       overwrite=overwrite)
     _report(summary, [f"wrote {written}"])
 
 

@@ -6,13 +6,12 @@ layout, so ``datasets`` reads it as an image column); ``image_width``/``image_he
 ``action`` (JSON of :class:`core.actions.Action`, ORIGINAL pixels); ``bbox`` (x1, y1, x2, y2 ORIGINAL pixels
 or null); ``source``; ``group``; ``ui_type``; ``split``; ``extra`` (JSON object).
 
-Files are written atomically (``<name>.tmp`` then rename) and read in record batches, never whole.
+Files are written atomically (a unique temp sibling, then :func:`core.io.publish`) and read in record batches, never whole.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from core.actions import Action
+from core.io import publish, temp_sibling
 from core.schema import HistoryItem, Step, StepValidationError
 
 UNIFIED_SCHEMA = pa.schema(
@@ -126,7 +126,7 @@ class UnifiedWriter:
     def __init__(self, path: str | Path, *, batch_rows: int = 256):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = self.path.with_name(self.path.name + ".tmp")
+        self._tmp = temp_sibling(self.path)
         self._writer = pq.ParquetWriter(self._tmp, UNIFIED_SCHEMA, compression="zstd")
         self._rows: list[dict[str, Any]] = []
         self._batch_rows = batch_rows
@@ -150,7 +150,7 @@ class UnifiedWriter:
     def close(self) -> None:
         self._flush()
         self._writer.close()
-        os.replace(self._tmp, self.path)
+        publish(self._tmp, self.path)
 
     def abort(self) -> None:
         self._writer.close()
