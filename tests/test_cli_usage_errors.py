@@ -54,3 +54,44 @@ def test_infer_from_the_base_env_names_the_env_to_use(bench_file, tmp_path, back
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     assert f"the {backend} backend needs" in lines[0] and ".venvs/rl/bin/gui-agent" in lines[0]
     assert not out.exists()
+
+
+def test_convert_to_vlmr1_from_the_base_env_writes_nothing(shared_data, tmp_path):
+    out = tmp_path / "vlmr1"
+    r = run(BASE, "data", "convert", "--from", "screenspot", "--to", "vlmr1", "--skip-missing", "--input",
+            str(shared_data / "screenspot" / "screenspot_v1_annotations.jsonl"), "--images",
+            str(shared_data / "screenspot" / "images"), "--output", str(out))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().startswith("error:") and "'datasets' package" in r.stderr and ".venvs/rl/bin" in r.stderr
+    assert not out.exists()
+
+
+def test_data_convert_shows_a_progress_bar_on_a_terminal(shared_data, tmp_path):
+    """The command the README shows, in a pseudo-terminal: tqdm draws its bar (rows and rate)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    if not RL.is_file():
+        pytest.skip(f"{RL} missing (make setup)")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a 120-column terminal
+    proc = subprocess.Popen([str(RL), "data", "convert", "--from", "aitw", "--to", "llamafactory", "--input",
+                             str(shared_data / "aitz"), "--output", str(tmp_path / "lf"), "--name", "aitz"],
+                            cwd=REPO, stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    assert proc.wait(timeout=300) == 0
+    os.close(master)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    assert "llamafactory aitz: " in text and "4step" in text and "step/s]" in text, text[-2000:]

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from collections.abc import Iterable, Iterator
@@ -87,6 +88,9 @@ def write_hf_dataset(jsonl: Path, root: Path, out: Path) -> Path:
 def export_vlmr1(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,
                  summary: ConversionSummary) -> Path:
     """Write ``<name>.jsonl`` + ``images/`` (VLM-R1) and ``<name>.hf/`` (trl); returns the JSONL path."""
+    if importlib.util.find_spec("datasets") is None:  # checked before anything is written
+        raise ValueError("--to vlmr1 also writes a Hugging Face datasets copy and needs the 'datasets' package "
+                         "(in the rl environment): run .venvs/rl/bin/gui-agent data convert ...")
     output_dir = Path(output_dir)
     store = ImageStore(output_dir / "images")
 
