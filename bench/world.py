@@ -1,5 +1,8 @@
 """Benchmark: the simulated phone's renders/s and env steps/s on ONE core, beside baselines from the same run.
 
+The process is pinned to one CPU and rates are per CPU-second of this process (``time.process_time``), so other
+jobs sharing the machine slow the wall clock but not the numbers.
+
 Every task is put on the Pixel 7 screen (1080x2400). The screens measured are all states of the gold episodes of
 ``--tasks`` tasks from the train split. Rows printed (higher is better; goals from issue 14):
 
@@ -14,6 +17,11 @@ Every task is put on the Pixel 7 screen (1080x2400). The screens measured are al
   steps/s; ``every frame new``: one episode per task, so nearly every frame is composed (bounded by copying
   1080x2400x3 bytes, see the floor);
 - ``env steps, random policy``: uniformly random actions (``env.action_space.sample()``), groups of 8.
+- ``rollout turns, scripted``: whole episodes through ``core.rollout.EpisodeSession`` with the scripted policy
+  (gold action as GUI-R1 text, parsed, mapped through the model frame, stepped); ``+ prompt`` also builds each
+  turn's model request (template prompt + screenshot resized to GUI-R1's training size), what a model policy pays
+  besides generation; ``tiny Qwen2.5-VL (hf)``: the tiny test model answering through the HF backend (16 new
+  tokens, images capped at 256 merged tokens), i.e. ``gui-agent rollout --backend hf`` minus file output.
 
 Peak RSS (``ru_maxrss``) is printed at the end. Usage: ``python bench/world.py [--tasks 40] [--seconds 3]``.
 """
@@ -41,7 +49,7 @@ def _one_core() -> str:
 
 
 def _rate(fn, items: list, seconds: float) -> float:
-    """Calls of ``fn(item)`` per second, cycling through ``items`` for about ``seconds``."""
+    """Calls of ``fn(item)`` per CPU-second, cycling through ``items`` for about ``seconds`` of CPU time."""
     n, start = 0, time.process_time()
     while True:
         for item in items:
@@ -107,6 +115,54 @@ def _steps_per_second(env, tasks, policy: str, seconds: float, group: int = 1) -
     return n / (time.process_time() - start)
 
 
+def _rollout_turns_per_second(policy, tasks, seconds: float, **session) -> float:
+    """Turns per CPU second of whole ``core.rollout`` episodes (one per task, repeated for about ``seconds``)."""
+    from core.rollout.runner import run_episode
+    from core.rollout.session import EpisodeSession
+    from core.world import SimPhoneEnv
+
+    env, n, start = SimPhoneEnv(), 0, time.process_time()
+    while time.process_time() - start < seconds:
+        for task in tasks:
+            n += len(run_episode(EpisodeSession(env, task, **session), policy).steps)
+    return n / (time.process_time() - start)
+
+
+class _PromptedScripted:
+    """The scripted policy that also builds each turn's model request (prompt + resized screenshot)."""
+
+    name = "scripted+prompt"
+
+    def __call__(self, sessions):
+        from core.rollout.policies import ScriptedPolicy
+
+        for s in sessions:
+            s.request()
+        return ScriptedPolicy()(sessions)
+
+
+def _rollout_rows(tasks, seconds: float) -> list[tuple[str, float, str, str]]:
+    from core.inference.requests import ResizePolicy
+    from core.rollout.policies import BackendPolicy, ScriptedPolicy
+
+    rows = [("rollout turns, scripted", _rollout_turns_per_second(ScriptedPolicy(), tasks, seconds), "turns/s", ""),
+            ("rollout turns, scripted + prompt", _rollout_turns_per_second(_PromptedScripted(), tasks, seconds),
+             "turns/s", "")]
+    try:
+        from core.inference.backends import GenerationConfig, make_backend
+        from core.testing import tiny_qwen25vl_path
+
+        backend = make_backend("hf", str(tiny_qwen25vl_path()), gen=GenerationConfig(max_new_tokens=16),
+                               batch_size=1, device="cpu")
+    except ImportError as e:
+        print(f"  (tiny-model rollout row skipped: {e}; run with .venvs/rl/bin/python)")
+        return rows
+    rows.append(("rollout turns, tiny Qwen2.5-VL (hf, CPU)",
+                 _rollout_turns_per_second(BackendPolicy(backend), tasks[:2], seconds, max_steps=3,
+                                           resize=ResizePolicy(max_pixels=256 * 28 * 28)), "turns/s", ""))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=40, help="train tasks whose gold episodes are measured")
@@ -143,8 +199,10 @@ def main() -> None:
                  "steps/s", ""))
     rows.append((f"env steps, random policy, groups of {GROUP} per task",
                  _steps_per_second(env, tasks, "random", args.seconds, GROUP), "steps/s", ""))
+    rows += _rollout_rows(tasks, args.seconds)
 
-    print(f"simulated phone on {SCREEN} 1080x2400, one core ({pinned}); {len(tasks)} tasks, {len(screens)} screens")
+    print(f"simulated phone on {SCREEN} 1080x2400, one core ({pinned}), per CPU-second; {len(tasks)} tasks, "
+          f"{len(screens)} screens")
     width = max(len(r[0]) for r in rows)
     for name, value, unit, goal in rows:
         print(f"  {name:<{width}}  {value:10.1f} {unit:<10} {('goal ' + goal) if goal else ''}")

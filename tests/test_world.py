@@ -89,6 +89,8 @@ def test_gold_episodes_in_the_env_reward_once_and_terminate(split):
         last = infos[-1]
         assert last["success"] and last["gold_action"] is None and last["step_instruction"] is None
         assert all(i["ignored"] is None for i in infos)
+        assert all(i["gold_match"] is True for i in infos[1:])  # core.matching: each gold step is right
+        assert infos[0]["gold_record"].box == (tuple(infos[0]["gold_box"]) if infos[0]["gold_box"] else None)
         assert all(i["step_instruction"] for i in infos[:-1])
         for i in infos[:-1]:  # every tap's gold box holds the tap and lies on the screen
             g, box = i["gold_action"], i["gold_box"]
@@ -184,6 +186,7 @@ def test_ignored_actions_change_nothing_and_say_why():
     ]:
         obs2, r, term, trunc, info2 = env.step(action)
         assert reason in (info2["ignored"] or ""), (action, info2["ignored"])
+        assert info2["gold_match"] is False  # the gold step was a tap on the Messages icon
         assert obs2.tobytes() == obs.tobytes() and info2["widgets"] == info["widgets"] and r == 0.0
 
 

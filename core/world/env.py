@@ -7,6 +7,9 @@ HxWx3 uint8 array in screen pixels (shared with the frame cache: ``obs.copy()`` 
 anything else raises ``ValueError``. An action the phone ignores changes nothing and ``info["ignored"]`` says why.
 ``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached or the agent ended the
 episode (complete / impossible / terminate / answer); ``truncated`` = ``max_steps`` reached (default 20).
+Beyond the shared contract's keys, ``info`` has ``split``, ``route`` (the screen, e.g. ``thread/Alice Kim``),
+``gold_record`` (the next gold step as a :class:`core.records.GoldRecord`, ORIGINAL = screen pixels) and
+``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from core.actions import SYSTEM_BUTTONS, Action, from_mobile_use
+from core.actions import SYSTEM_BUTTONS, Action, from_mobile_use, swipe_to_scroll
+from core.geometry import Frame
+from core.matching import Predicted, match
+from core.records import GoldRecord
 from core.world.content import make_content
 from core.world.device import SCREENS, make_theme
-from core.world.phone import Phone
+from core.world.phone import BUTTON_ACTIONS, Phone
 from core.world.render import renderer
 from core.world.tasks import FAMILIES, GoldStep, TaskSpec, get_task, list_tasks
 
@@ -84,6 +90,7 @@ class SimPhoneEnv(gym.Env):
         self.default_task = task
         self.task: TaskSpec | None = None
         self.phone: Phone | None = None
+        self._gold: GoldRecord | None = None
         self.observation_space = _screenshot_space(2400, 1080)
         self.action_space = PhoneActionSpace(1080, 2400)
 
@@ -120,6 +127,7 @@ class SimPhoneEnv(gym.Env):
         if self.phone is None or self.task is None:
             raise RuntimeError("call reset() before step()")
         act = to_action(action)
+        matched = self._matches_gold(act)
         ignored = self.phone.apply(act)
         self.steps += 1
         success = self.family.goal(self.phone, self.task.params)
@@ -127,7 +135,9 @@ class SimPhoneEnv(gym.Env):
         self.rewarded = self.rewarded or success
         terminated = success or act.type in ENDING_ACTIONS
         truncated = not terminated and self.steps >= self.max_steps
-        return self.render(), reward, terminated, truncated, self._info(ignored, success)
+        info = self._info(ignored, success)
+        info["gold_match"] = matched
+        return self.render(), reward, terminated, truncated, info
 
     def render(self) -> np.ndarray:
         """The current screenshot (read-only HxWx3 uint8, screen pixels)."""
@@ -141,12 +151,35 @@ class SimPhoneEnv(gym.Env):
         assert self.phone is not None and self.task is not None
         return self.family.plan(self.phone, self.task.params)
 
+    def _gold_record(self, gold: GoldStep | None) -> GoldRecord | None:
+        """``gold`` as the project's typed gold record (screen pixels = ORIGINAL frame)."""
+        if gold is None:
+            return None
+        a, box = gold.action, gold.target.visible_box if gold.target else None
+        return GoldRecord(action=a.type, frame=Frame.ORIGINAL, box=tuple(map(float, box)) if box else None,
+                          point=a.point, text=a.text, direction=a.direction,
+                          image_size=(self.phone.screen.width, self.phone.screen.height))  # type: ignore[union-attr]
+
+    def _matches_gold(self, act: Action) -> bool | None:
+        """Whether ``act`` is the gold step of the current state (``core.matching.match``; a swipe counts as its
+        scroll, a system button as its press_* action); None when there is no gold step."""
+        if self._gold is None:
+            return None
+        name, direction = act.type, act.direction
+        if name == "system_button":
+            name = BUTTON_ACTIONS.get((act.button or "").lower(), name)
+        elif name == "swipe" and act.point and act.end_point:
+            name, direction = "scroll", swipe_to_scroll(act.point, act.end_point)
+        pred = Predicted(action=name, point=act.point, text=act.text, direction=direction, frame=Frame.ORIGINAL)
+        return match(pred, self._gold).ok
+
     def _info(self, ignored: str | None, success: bool | None = None) -> dict[str, Any]:
         task, phone = self.task, self.phone
         assert task is not None and phone is not None
         if success is None:
             success = self.family.goal(phone, task.params)
         gold = None if success else self.gold()
+        self._gold = self._gold_record(gold)
         return {
             "task_id": task.id, "family": task.family, "app": task.app, "instruction": task.instruction,
             "step_instruction": gold.instruction if gold else None,
@@ -156,6 +189,7 @@ class SimPhoneEnv(gym.Env):
             "gold_action": gold.action if gold else None,
             "gold_box": list(gold.target.visible_box) if gold and gold.target else None,
             "ignored": ignored, "step": self.steps, "split": task.split, "route": "/".join(phone.route),
+            "gold_record": self._gold, "gold_match": None,
         }
 
 

@@ -30,6 +30,8 @@ CLOCK_TABS = ("Alarm", "Timer", "Stopwatch")
 CONTACT_TABS = ("Favorites", "All")
 TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 MAX_FIELD = 200
+#: mobile_use ``system_button`` buttons -> the GUI-R1 action they are.
+BUTTON_ACTIONS = {"back": "press_back", "home": "press_home", "menu": "press_recent", "enter": "press_enter"}
 #: Android's system actions -> the phone command they run (the nav bar buttons run the same commands).
 SYSTEM_COMMANDS = {"press_back": "back", "press_home": "home", "press_recent": "recents", "press_enter": "enter",
                    "enter": "enter"}
@@ -171,8 +173,7 @@ class Phone:
                 return "swipe too short to scroll"
             return self._scroll(swipe_to_scroll((x1, y1), (x2, y2)))
         if t == "system_button":
-            t = {"back": "press_back", "home": "press_home", "menu": "press_recent",
-                 "enter": "press_enter"}.get((a.button or "").lower(), "")
+            t = BUTTON_ACTIONS.get((a.button or "").lower(), "")
             if not t:
                 return f"unknown system button {a.button!r}"
         if t in SYSTEM_COMMANDS:
@@ -656,4 +657,4 @@ def _finite(v: float) -> bool:
     return v == v and abs(v) != float("inf")
 
 
-__all__ = ["CALC_KEYS", "KEY_ROWS", "Phone", "ROUTE_APP", "evaluate", "normalize_time"]
+__all__ = ["BUTTON_ACTIONS", "CALC_KEYS", "KEY_ROWS", "Phone", "ROUTE_APP", "evaluate", "normalize_time"]
