@@ -424,3 +424,11 @@ def test_resume_refuses_changed_output_shaping_options(tmp_path):
     (row,) = [json.loads(line) for line in (tmp_path / "out" / "ody.jsonl").read_text().splitlines()]
     w, h = row["resized_size"]  # the whole file at the new bound (the first run's 1258291 gives 728x1288)
     assert w * h <= 501760 and row["image_size"] == [720, 1280]
+
+
+def test_convert_output_inside_its_input_folder_is_refused(tmp_path):
+    shutil.copytree(DATA / "aitz", tmp_path / "aitz")
+    r = data_cli("convert", "--from", "aitw", "--to", "swift", "--input", tmp_path / "aitz",
+                 "--output", tmp_path / "aitz" / "out")
+    assert_one_error_line(r, "lies inside --input", "read its own output back")
+    assert not (tmp_path / "aitz" / "out").exists()

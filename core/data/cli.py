@@ -113,7 +113,7 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     options are refused, naming them, and ``overwrite`` starts over."""
     from core.data.export import EXPORTERS, ExportOptions
     from core.data.ingest import read
-    from core.data.ingest._common import set_image_pixel_limit
+    from core.data.ingest._common import inside, set_image_pixel_limit
     from core.io import output_lock
 
     if target not in EXPORTERS:
@@ -121,6 +121,9 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
                                  param_hint="'--to'")
     if Path(output).exists() and not Path(output).is_dir():
         raise ValueError(f"--output {output} is a file; it must be the output folder")
+    if Path(input_path).is_dir() and inside(Path(input_path), Path(output)):
+        raise ValueError(f"--output {output} lies inside --input {input_path}: a rerun would read its own output "
+                         "back as input; choose an output folder outside it")
     if max_image_pixels is not None:
         set_image_pixel_limit(max_image_pixels)
     output = Path(output)
