@@ -432,3 +432,16 @@ def test_convert_output_inside_its_input_folder_is_refused(tmp_path):
                  "--output", tmp_path / "aitz" / "out")
     assert_one_error_line(r, "lies inside --input", "read its own output back")
     assert not (tmp_path / "aitz" / "out").exists()
+
+
+def test_gallery_lists_a_decompression_bomb_and_unreadable_rows_without_crashing(tmp_path):
+    from core.eval.gallery import write_gallery
+
+    (tmp_path / "bomb.png").write_bytes(png_header(20000, 20000))
+    rows = [{"id": "bomb", "image_path": str(tmp_path / "bomb.png"), "gt_box": [1, 2, 3, 4], "pred": "x"},
+            {"id": "nan", "image_path": str(SHOT), "gt_box": [float("nan")] * 4, "pred_point": [1e308, -1e308]},
+            {"id": "ok", "image_path": str(SHOT), "gt_box": [10, 20, 100, 200], "pred_point": [50, 60]}]
+    out = write_gallery(rows, tmp_path / "gallery")
+    page = Path(out["html"]).read_text()
+    assert (out["rows"], out["with_image"]) == (3, 2)  # NaN box and a 1e308 point draw (clipped), the bomb not
+    assert "screenshot unreadable (DecompressionBombError" in page

@@ -124,6 +124,8 @@ def _esc(v: Any) -> str:
 def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *, title: str = "failures",
                   image_root: str | Path | None = None) -> dict[str, Any]:
     """Write ``out_dir/index.html`` (+ drawn PNGs); returns ``{"html", "rows", "with_image", "without_image"}``."""
+    from PIL import Image
+
     out = Path(out_dir)
     cards, with_img = [], 0
     inline = inline_images(failures)
@@ -134,8 +136,9 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
                 png = draw_failure(src, row, out / "img" / f"{i:05d}.png")
                 pic = f'<img src="img/{png.name}" alt="screenshot {i}">'
                 with_img += 1
-            except OSError as e:
-                pic = f'<p class="noimg">screenshot unreadable ({_esc(e)})</p>'
+            except (OSError, ValueError, OverflowError, SyntaxError, Image.DecompressionBombError) as e:
+                # a corrupt file, a decompression bomb over the pixel limit, coordinates that cannot be drawn
+                pic = f'<p class="noimg">screenshot unreadable ({_esc(type(e).__name__)}: {_esc(e)})</p>'
         else:
             pic = (f'<p class="noimg">screenshot not available'
                    f'{": " + _esc(row.get("image_path")) if row.get("image_path") else " (no image_path in row)"}'
