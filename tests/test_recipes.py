@@ -210,3 +210,48 @@ def test_processor_leaves_images_exported_at_the_recipes_bounds_untouched(tmp_pa
         assert low <= w * h <= high and w % 28 == 0 and h % 28 == 0
         grid = processor.image_processor(images=[image], **recipe["data"]["mm_processor_kwargs"])["image_grid_thw"]
         assert grid.tolist() == [[1, h // 14, w // 14]], (row["extra_info"]["index"], image.size)
+
+
+@pytest.mark.rl_env
+@pytest.mark.slow
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+def test_guir1_prompt_lengths_on_real_data_against_max_prompt_length(tmp_path):
+    """The README's measurement: GUI-R1-style prompts (the verl export: template, history, one image at the recipe's
+    bounds, Qwen2.5-VL chat template; the tiny model's tokenizer is the real one, patch 14 / merge 2) of every real
+    screenshot in ../shared/data fit in max_prompt_length 2048, but the GUIOdyssey step would
+    not with a 1080x2400 phone screenshot at 1.26 MP (its history text is the longest)."""
+    pytest.importorskip("transformers")
+    import io
+
+    import pyarrow.parquet as pq
+    from PIL import Image
+    from transformers import AutoProcessor
+
+    from core.data.export import EXPORTERS, ExportOptions
+    from core.data.ingest import READERS
+    from core.data.summary import ConversionSummary
+    from core.geometry import smart_resize
+    from core.testing import tiny_qwen25vl_path
+
+    recipe = load_recipe(VERL_RECIPES["3b"])
+    low, high = pixel_bounds(recipe)
+    limit = recipe["data"]["max_prompt_length"]
+    steps = _real_steps() + list(READERS["screenagent"](DATA / "screenagent", summary=ConversionSummary(),
+                                                        skip_missing=True))
+    path = EXPORTERS["verl"](iter(steps), tmp_path, options=ExportOptions(name="m", min_pixels=low, max_pixels=high),
+                             summary=ConversionSummary())
+    processor = AutoProcessor.from_pretrained(tiny_qwen25vl_path(), min_pixels=low, max_pixels=high)
+    lengths, text_tokens = [], {}
+    for row in pq.read_table(path).to_pylist():
+        chat = [{"role": m["role"], "content": m["content"].replace("<image>", "<|vision_start|><|image_pad|><|vision_end|>")}
+                for m in row["prompt"]]
+        text = processor.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        image = Image.open(io.BytesIO(row["images"][0]["bytes"]))
+        n = len(processor(text=[text], images=[image])["input_ids"][0])
+        lengths.append(n)
+        text_tokens[row["data_source"]] = max(text_tokens.get(row["data_source"], 0), n - image.width * image.height // 784)
+    print(f"{len(lengths)} prompts, {min(lengths)}..{max(lengths)} tokens, over {limit}: "
+          f"{sum(n > limit for n in lengths)}; longest text part by source: {text_tokens}")
+    assert len(lengths) == len(steps) >= 40 and max(lengths) <= limit
+    h, w = smart_resize(2400, 1080, min_pixels=low, max_pixels=high)
+    assert max(text_tokens.values()) + h * w // 784 > limit
