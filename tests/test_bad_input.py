@@ -445,3 +445,26 @@ def test_gallery_lists_a_decompression_bomb_and_unreadable_rows_without_crashing
     page = Path(out["html"]).read_text()
     assert (out["rows"], out["with_image"]) == (3, 2)  # NaN box and a 1e308 point draw (clipped), the bomb not
     assert "screenshot unreadable (DecompressionBombError" in page
+
+
+def test_eval_with_lone_surrogates_in_model_text_writes_every_report(tmp_path):
+    """Model text is stored losslessly: ``\\ud800`` in a prediction never stops eval; the gallery shows its escape
+    and the reports are 0644."""
+    shot = str(SHOT)
+    rows = [{"id": f"r{i}", "instruction": "tap \ud83d", "history": "None", "gt_action": "click",
+             "gt_bbox": [0, 0, 10, 10], "gt_input_text": "no input text", "group": "mobile", "ui_type": "text",
+             "image_size": [270, 600], "pred": pred, "pred_action": "click", "pred_coord": [50, 50],
+             "pred_input_text": "no input text", "image_path": shot}
+            for i, pred in enumerate(["<answer>[{'action': 'click', 'point': [5, 5]}]</answer>\ud800", "x\udfff"])]
+    pred = tmp_path / "screenspot_test.json"
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "ev"
+    r = subprocess.run([sys.executable, "-m", "core", "eval", "--predictions", pred, "--benchmark", "screenspot",
+                        "--json", out / "r.json", "--markdown", out / "r.md", "--gallery", out / "g"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    page = (out / "g" / "index.html").read_text()
+    assert "x\\udfff" in page and "2 failures; 2 with screenshots" in page
+    for path in (out / "r.json", out / "r.md", out / "g" / "index.html", out / "g" / "img" / "00000.png"):
+        assert path.stat().st_mode & 0o777 == 0o644, path
+    assert not [p for p in out.rglob(".*")]  # no temp file left

@@ -22,6 +22,7 @@ from typing import Any
 
 from core.eval.io import pred_point
 from core.eval.report import write_text
+from core.io import atomic_path
 
 GOLD = (0, 200, 0)
 PRED = (255, 0, 0)
@@ -110,10 +111,8 @@ def draw_failure(image: Path | bytes, row: Mapping[str, Any], out_path: Path, ma
         draw.ellipse([px - r, py - r, px + r, py + r], fill=PRED)
         draw.line([px - 3 * r, py, px + 3 * r, py], fill=PRED, width=line)
         draw.line([px, py - 3 * r, px, py + 3 * r], fill=PRED, width=line)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(f".{out_path.name}.tmp")
-    img.save(tmp, format="PNG")
-    tmp.replace(out_path)
+    with atomic_path(out_path) as tmp:
+        img.save(tmp, format="PNG")
     return out_path
 
 

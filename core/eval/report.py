@@ -10,13 +10,12 @@ wherever a run is read.  Numbers in tables are percentages with one decimal, as 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from core.eval.registry import BENCHMARKS, get_benchmark
+from core.io import atomic_write_bytes
 
 NAV_CELLS = ("type", "gr", "sr")
 #: Column order of the GUI-R1 paper tables.
@@ -29,22 +28,15 @@ _DISPLAY = {"cad": "CAD", "os": "OS"}
 
 
 def write_json(obj: Any, path: str | Path) -> Path:
-    """Write ``obj`` as indented JSON atomically (temporary file + ``os.replace``)."""
+    """Write ``obj`` as indented JSON atomically (:func:`write_text`)."""
     return write_text(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n", path)
 
 
 def write_text(text: str, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``text`` as UTF-8 atomically (:func:`core.io.atomic_write_bytes`, mode 0644). A lone surrogate from
+    model text is written as its escape ``\\udXXX``, which JSON reads back as the same character: lossless,
+    and never an encoding error."""
+    return atomic_write_bytes(path, text.encode("utf-8", "backslashreplace"))
 
 
 def make_run(name: str, mode: str, results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
