@@ -2,7 +2,8 @@
 
 ``reset(seed=..., options={"task": <id or TaskSpec>, "max_steps": K})`` -> ``(obs, info)``;
 ``step(action)`` -> ``(obs, reward, terminated, truncated, info)``. ``obs`` is the screenshot, a READ-ONLY
-HxWx3 uint8 array in screen pixels (shared with the frame cache: ``obs.copy()`` before drawing on it). ``action`` is a
+HxWx3 uint8 array in screen pixels, shared with the frame cache (an unchanged screen returns the same array, which
+gymnasium's passive checker notes once; nothing can write to it): ``obs.copy()`` before drawing on it. ``action`` is a
 :class:`core.actions.Action` (screen pixels) or a ``mobile_use`` arguments dict (``core.actions.from_mobile_use``);
 anything else raises ``ValueError``. An action the phone ignores changes nothing and ``info["ignored"]`` says why.
 ``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached or the agent ended the
@@ -184,7 +185,7 @@ class SimPhoneEnv(gym.Env):
             "task_id": task.id, "family": task.family, "app": task.app, "instruction": task.instruction,
             "step_instruction": gold.instruction if gold else None,
             "screen_size": (phone.screen.width, phone.screen.height),
-            "widgets": phone.widget_infos(),
+            "widgets": [w.to_info() for w in phone.widgets()],  # fresh dicts: callers may keep or edit them
             "success": success,
             "gold_action": gold.action if gold else None,
             "gold_box": list(gold.target.visible_box) if gold and gold.target else None,

@@ -101,7 +101,6 @@ class Phone:
         self.calc_done = False
         self.recents: list[str] = []
         self._widgets: list[Widget] | None = None
-        self._infos: tuple[list[Widget], list[dict]] | None = None
         self._scrollable: tuple[str, int, int] | None = None  # (list id, viewport height, max offset)
 
     # ------------------------------------------------------------------ queries
@@ -129,13 +128,6 @@ class Phone:
             self._widgets = [self._status_bar(), *content, *dialog, *system]
             self._modal_ids = {w.id for w in dialog + system}
         return self._widgets
-
-    def widget_infos(self) -> list[dict]:
-        """``Widget.to_info()`` of the current screen (rebuilt only when the screen changed)."""
-        widgets = self.widgets()
-        if self._infos is None or self._infos[0] is not widgets:
-            self._infos = (widgets, [w.to_info() for w in widgets])
-        return self._infos[1]
 
     def find(self, widget_id: str) -> Widget | None:
         return next((w for w in self.widgets() if w.id == widget_id), None)
