@@ -22,12 +22,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.eval.io import PredictionFileError, Record, pred_point
+from core.eval.tally import NO_PRED, Failures, Unparseable
+from core.matching import POINT_RADIUS
 
 MAX_CALL_CHARS = 4096
 _CALL = re.compile(r"(.+?)\((.+?)\)")
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _ASSISTANT_OS = re.compile(r"assistantos\s*(.*)", re.DOTALL)
-_TOLERANCE = 0.14
 
 
 def gold_call(solution: str) -> str:
@@ -36,20 +37,28 @@ def gold_call(solution: str) -> str:
     return (m.group(1) if m else solution).strip()[:MAX_CALL_CHARS]
 
 
-def pred_call(output: str) -> str:
+def pred_call(output: str, *, answer_tags: bool = True) -> str:
     """R1-V takes the text after ``assistantos`` (Aguvis' recipient) or the whole output; an ``<answer>`` body is
-    taken as well, since this project's models tag their answers."""
+    taken as well (``answer_tags``), since this project's models tag their answers; R1-V's training reward does
+    not (``answer_tags=False``, :mod:`core.rewards.r1v`)."""
     text = output[: MAX_CALL_CHARS * 4]
     m = _ASSISTANT_OS.search(text)
     text = (m.group(1) if m else text).strip()
-    m = _ANSWER.search(text)
+    m = _ANSWER.search(text) if answer_tags else None
     return (m.group(1) if m else text).strip()[:MAX_CALL_CHARS]
 
 
 def split_call(call: str) -> tuple[str, str] | None:
-    """(name, parameter text) by R1-V's pattern, or None when it does not match (e.g. empty parentheses)."""
-    m = _CALL.search(call.strip()[:MAX_CALL_CHARS])
-    return (m.group(1), m.group(2)) if m else None
+    """(name, parameter text) as ``_CALL.search`` gives them (R1-V's pattern), or None when it does not match
+    (e.g. empty parentheses). Linear time: the regex backtracks quadratically (a minute on ``"a(" * 2048``).
+    ``.`` stops at newlines, so the match lies in the first line that has a ``(`` after its first character and
+    a ``)`` at least two characters after that ``(``; a later ``(`` never helps when the first one fails."""
+    for line in call.strip()[:MAX_CALL_CHARS].split("\n"):
+        i = line.find("(", 1)
+        j = line.find(")", i + 2) if i > 0 else -1
+        if j > 0:
+            return line[:i], line[i + 1:j]
+    return None
 
 
 def identical_match(pred: str, gold: str) -> tuple[bool, bool]:
@@ -136,7 +145,7 @@ def tolerant_match(pred: str, gold: str, size: tuple[float, float] | None = None
         return True, False
     for p, g in zip(ppts, gpts, strict=False):
         pn, gn = _norm_xy(p, size), _norm_xy(g, size)
-        if pn is None or gn is None or math.hypot(pn[0] - gn[0], pn[1] - gn[1]) >= _TOLERANCE:
+        if pn is None or gn is None or math.hypot(pn[0] - gn[0], pn[1] - gn[1]) >= POINT_RADIUS:
             return True, False
     for k, gv in grest.items():
         pv = prest[k]
@@ -153,13 +162,11 @@ def _name(call: str) -> str:
     return m.group(1) if m else "(unparseable)"
 
 
-def score_aitw(records: Iterable[Record], fails) -> dict[str, Any]:
+def score_aitw(records: Iterable[Record], fails: Failures) -> dict[str, Any]:
     """Stream AITW rows: identical (R1-V) and tolerant type / param / step accuracy over ALL rows."""
-    from core.eval.metrics import NO_PRED, _Unparseable
-
     n = t = p = s = tp = ts = 0
     confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    unp = _Unparseable()
+    unp = Unparseable()
     for rec in records:
         n += 1
         sol = rec.row.get("solution", rec.row.get("gt_call"))

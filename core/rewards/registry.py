@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.rewards import aitw, gui_agent, r1gui
+from core.rewards import aitw, gui_agent, r1gui, r1v
 from core.rewards.common import Knobs
 
 
@@ -65,6 +65,9 @@ _SPECS = (
     RewardSpec("gui_agent", _gui_agent, gui_agent.KEYS, "overall", "dense Qwen3-VL tool-call agent reward"),
     RewardSpec("aitw", _aitw, aitw.KEYS, "overall", "AITW type + tolerant parameter match"),
     RewardSpec("aitw_strict", _aitw, aitw.KEYS, "overall", "AITW type + strict parameter match", {"strict": True}),
+    RewardSpec("r1v", r1v.r1v_score, r1v.KEYS, "overall", "R1-V-GUI-agent accuracy + think format, as published"),
+    RewardSpec("r1v_accuracy", r1v.r1v_score, r1v.KEYS, "accuracy", "R1-V-GUI-agent accuracy_reward (0, 0.5, 1)"),
+    RewardSpec("r1v_format", r1v.r1v_score, r1v.KEYS, "format", "R1-V-GUI-agent format_reward (0 or 0.5)"),
 )
 REWARDS: dict[str, RewardSpec] = {s.name: s for s in _SPECS}
 

@@ -9,7 +9,8 @@ The history of a step is the structured actions of the previous steps, with AitZ
 
 Aguvis: a JSON list of ``{"image": name, "conversations": [{"from": "human"|"gpt", "value": ...}]}`` whose
 assistant turn ends with a ``pyautogui.*`` / ``mobile.*`` call in normalized [0, 1] coordinates; parsed with
-``core.parsers.parse_pyautogui``.
+``core.parsers.parse_pyautogui``. ``extra`` keeps the human turn (``question``) and the last assistant turn
+(``answer``) verbatim: R1-V-GUI-agent trains on exactly those (``experiments/r1v``).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def _aguvis_step(rec: dict[str, Any], record: str, *, images_dir: Path | None, r
         raise StepValidationError(record, "conversations", str(e)) from None
     return Step.build(record, id=record, image=image, image_size=size, instruction=m.group(1).strip(),
                       history_text=prev.group(1).strip() if prev else None, task_type="high",
-                      action=action, source="aitw", extra={"answer": answer})
+                      action=action, source="aitw", extra={"answer": answer, "question": human})
 
 
 def read_aitw(input_path: Path, *, images_dir: Path | None = None, skip_missing: bool = False,
