@@ -187,8 +187,8 @@ def test_ignored_actions_change_nothing_and_say_why():
         obs2, r, term, trunc, info2 = env.step(action)
         assert reason in (info2["ignored"] or ""), (action, info2["ignored"])
         assert info2["gold_match"] is False  # the gold step was a tap on the Messages icon
-        info2["widgets"][0]["box"][0] = -1  # a caller editing its info never reaches the env's next info
         assert obs2.tobytes() == obs.tobytes() and info2["widgets"] == info["widgets"] and r == 0.0
+        info2["widgets"][0]["box"][0] = -1  # a caller editing its info never reaches the env's next info
 
 
 def test_android_back_home_recent_and_keyboard():
