@@ -16,7 +16,7 @@ from core.inference.requests import IMAGE_PLACEHOLDER, ResizePolicy
 from core.parsers import parse_action
 from core.prompts import get_template
 from core.rollout.envs import ENVS, EnvEntry
-from core.rollout.policies import RandomPolicy, Reply, ScriptedPolicy
+from core.rollout.policies import CentrePolicy, RandomPolicy, Reply, ScriptedPolicy
 from core.rollout.runner import episode_specs, run_episode, run_rollouts
 from core.rollout.session import EpisodeSession
 
@@ -147,6 +147,12 @@ def test_random_policy_rarely_completes_a_task(tmp_path):
     assert summary["ignored_rate"] > 0.3  # random taps mostly hit nothing
 
 
+def test_centre_policy_taps_the_screen_centre_every_turn():
+    episode = run_episode(EpisodeSession(ButtonsEnv(), "green", max_steps=4), CentrePolicy())
+    assert [s.action for s in episode.steps] == [Action(type="click", point=(135.0, 240.0))] * 4
+    assert [s.ignored for s in episode.steps] == ["tap on nothing"] * 4 and episode.truncated
+
+
 def test_unparseable_answers_are_invalid_steps_and_never_reach_the_env():
     env = ButtonsEnv()
     session = EpisodeSession(env, "red-blue", max_steps=3)
@@ -257,7 +263,7 @@ def invoke(*args: str):
     return CliRunner(env={"COLUMNS": "400"}).invoke(app, ["rollout", *args])  # no wrapped error boxes
 
 
-@pytest.mark.parametrize("policy", ["scripted", "random"])
+@pytest.mark.parametrize("policy", ["scripted", "random", "centre"])
 def test_cli_prints_the_summary_and_writes_the_json(buttons_env, policy, tmp_path):
     res = invoke("--env", "buttons", "--policy", policy, "--episodes", "8", "--output", str(tmp_path / "out"),
                  "--json", str(tmp_path / "s.json"))

@@ -15,6 +15,7 @@ class PolicyName(str, Enum):
     model = "model"
     scripted = "scripted"
     random = "random"
+    centre = "centre"
 
 
 def _percent(x: float) -> str:
@@ -39,7 +40,8 @@ def rollout(
         help="A split (sim-phone: train, test_seed, test_family, test) or comma-separated task ids "
              "[default: the held-out split].")] = None,
     policy: Annotated[PolicyName, typer.Option(
-        help="model (--backend/--model), scripted (gold actions as model text) or random.")] = PolicyName.model,
+        help="model (--backend/--model), scripted (gold actions as model text), random, or centre (always tap "
+             "the screen centre).")] = PolicyName.model,
     backend: Annotated[BackendName | None, typer.Option(help="hf, vllm or openai (with --policy model).")] = None,
     model: Annotated[str | None, typer.Option(help="Model folder / hub id (hf, vllm) or server URL (openai).")] = None,
     template: Annotated[str, typer.Option(
@@ -72,7 +74,7 @@ def rollout(
     from core.io import OutputLockedError, atomic_write_json
     from core.prompts import get_template
     from core.rollout.envs import get_env
-    from core.rollout.policies import BackendPolicy, RandomPolicy, ScriptedPolicy
+    from core.rollout.policies import BackendPolicy, CentrePolicy, RandomPolicy, ScriptedPolicy
     from core.rollout.runner import episode_specs, run_rollouts
 
     def bad(msg: str, hint: str) -> typer.BadParameter:
@@ -120,7 +122,8 @@ def rollout(
             raise typer.Exit(2) from None
         chosen = BackendPolicy(runner_backend)
     else:
-        chosen = ScriptedPolicy() if policy is PolicyName.scripted else RandomPolicy(seed)
+        chosen = {PolicyName.scripted: ScriptedPolicy, PolicyName.centre: CentrePolicy,
+                  PolicyName.random: lambda: RandomPolicy(seed)}[policy]()
     typer.echo(f"rollout: {len(specs)} episodes of {env} {split} -> {output}; policy {policy.value}, template "
                f"{tmpl.name}, level {level}, max {max_steps} steps, {workers} worker(s)", err=True)
     info = {"env": env, "tasks": split, "policy": policy.value, "backend": backend.value if backend else None,

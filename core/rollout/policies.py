@@ -7,6 +7,7 @@ generates for many episodes in one call) and returns one :class:`Reply` per sess
   that proves parser + frames + env agree.
 - :class:`RandomPolicy`: a uniformly random action kind with a uniformly random screen point, written in the
   same format: the floor that proves the success metric discriminates.
+- :class:`CentrePolicy`: always taps the screen centre (the other trivial baseline).
 
 Scripted and random text goes through the same parser and frame mapping as a model's.
 """
@@ -78,6 +79,17 @@ class RandomPolicy:
         return [Reply(s.gold_text(self.action(s))) for s in sessions]
 
 
+class CentrePolicy:
+    """Always taps the centre of the screen (the trivial grounding baseline of the learning demo, issue 16)."""
+
+    name = "centre"
+
+    def __call__(self, sessions: Sequence[EpisodeSession]) -> list[Reply]:
+        return [Reply(s.gold_text(Action(type="click", point=(s.episode.screen_size[0] / 2,
+                                                               s.episode.screen_size[1] / 2))))
+                for s in sessions]
+
+
 class BackendPolicy:
     """A ``core.inference`` backend; one ``generate`` call per batch of waiting sessions."""
 
@@ -91,4 +103,4 @@ class BackendPolicy:
         return [Reply(g.text, g.error) for g in gens]
 
 
-__all__ = ["RANDOM_ACTIONS", "BackendPolicy", "Policy", "RandomPolicy", "Reply", "ScriptedPolicy"]
+__all__ = ["RANDOM_ACTIONS", "BackendPolicy", "CentrePolicy", "Policy", "RandomPolicy", "Reply", "ScriptedPolicy"]
