@@ -22,3 +22,17 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real data folder {SHARED_DATA} is absent (CI always has it)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def png_bomb() -> bytes:
+    """A valid 20000 x 20000 PNG of under 100 bytes (one empty IDAT): its header claims 400 MP, nothing ever
+    decodes; the decompression bomb of issue 12."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 20000, 20000, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))

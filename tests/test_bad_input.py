@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,7 +22,7 @@ from core.data.ingest import read
 from core.data.ingest._common import image_pixel_limit, set_image_pixel_limit
 from core.data.ingest.guir1 import file_frame
 from core.data.summary import ConversionSummary
-from core.data.unified import UNIFIED_SCHEMA, UnifiedWriter, step_to_row
+from core.data.unified import UNIFIED_SCHEMA, step_to_row
 from core.schema import Step, StepValidationError
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -56,15 +54,6 @@ def one_error(source, path, **kw) -> StepValidationError:
 
 def aitz_steps() -> list[Step]:
     return run("aitw", DATA / "aitz")[0]
-
-
-def png_header(width: int, height: int) -> bytes:
-    """A valid PNG of ``width`` x ``height`` whose IDAT holds one empty deflate stream: a 48-byte-class
-    decompression bomb (the header claims the size, nothing is ever decoded)."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
 
 
 # ------------------------------------------------------------------ silent corruption 1: GUI-R1 frame vote
@@ -192,9 +181,9 @@ def test_nan_box_in_a_guiodyssey_record_is_a_row_error(tmp_path):
 # ------------------------------------------------------------------- images: bombs, truncation, long names
 
 
-def test_decompression_bomb_is_a_named_row_error_with_a_settable_limit(tmp_path):
+def test_decompression_bomb_is_a_named_row_error_with_a_settable_limit(tmp_path, png_bomb):
     step = aitz_steps()[2]
-    bomb = png_header(20000, 20000)
+    bomb = png_bomb
     assert len(bomb) < 100
     row = step_to_row(step) | {"image": {"bytes": bomb, "path": None}, "image_width": 20000,
                                "image_height": 20000, "id": "bomb"}
@@ -434,10 +423,10 @@ def test_convert_output_inside_its_input_folder_is_refused(tmp_path):
     assert not (tmp_path / "aitz" / "out").exists()
 
 
-def test_gallery_lists_a_decompression_bomb_and_unreadable_rows_without_crashing(tmp_path):
+def test_gallery_lists_a_decompression_bomb_and_unreadable_rows_without_crashing(tmp_path, png_bomb):
     from core.eval.gallery import write_gallery
 
-    (tmp_path / "bomb.png").write_bytes(png_header(20000, 20000))
+    (tmp_path / "bomb.png").write_bytes(png_bomb)
     rows = [{"id": "bomb", "image_path": str(tmp_path / "bomb.png"), "gt_box": [1, 2, 3, 4], "pred": "x"},
             {"id": "nan", "image_path": str(SHOT), "gt_box": [float("nan")] * 4, "pred_point": [1e308, -1e308]},
             {"id": "ok", "image_path": str(SHOT), "gt_box": [10, 20, 100, 200], "pred_point": [50, 60]}]

@@ -175,3 +175,37 @@ def test_infer_without_a_server_is_one_line_exit_2_and_failed_rows_exit_non_zero
     assert "error: 4 rows failed" in r.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 4 and all("ConnectError" in row["error"] for row in rows)
+
+
+def test_huge_image_and_string_gt_bbox_are_row_errors_not_a_stopped_run(server, tmp_path, png_bomb):
+    """The probe's benchmark: a 20000x20000 PNG bomb and a gt_bbox stored as a non-box string between two good
+    rows. Every row is written; the bad ones carry their reason; a rerun does not stop at them either."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from core.inference.bench import iter_benchmark
+    from core.inference.runner import run_inference
+
+    shot = (DATA / "aitz" / "GOOGLE_APPS-523638528775825151" / "GOOGLE_APPS-523638528775825151_2.png").read_bytes()
+    schema = pa.schema([("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
+                        ("instruction", pa.string()), ("history", pa.string()), ("task_type", pa.string()),
+                        ("gt_action", pa.string()), ("gt_bbox", pa.string()), ("gt_input_text", pa.string()),
+                        ("group", pa.string()), ("ui_type", pa.string()), ("id", pa.int64())])
+    cases = [(shot, "[10, 20, 100, 200]"), (png_bomb, "[10, 20, 100, 200]"), (shot, "not a box"),
+             (shot, "[30, 40, 60, 80]")]
+    rows = [{"image": {"bytes": img, "path": None}, "instruction": "tap it", "history": "None", "task_type": "low",
+             "gt_action": "click", "gt_bbox": box, "gt_input_text": "no input text", "group": "mobile",
+             "ui_type": "text", "id": i} for i, (img, box) in enumerate(cases)]
+    bench = tmp_path / "androidcontrol_low_test.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), bench)
+    url, _ = server
+    backend = OpenAIBackend(url, retries=0)
+    out = tmp_path / "pred.jsonl"
+    summary = run_inference(iter_benchmark(bench), backend, out, progress=False)
+    assert (summary.written, summary.failed) == (4, 2)
+    errors = {r["id"]: r["error"] for r in map(json.loads, out.read_text().splitlines())}
+    assert errors == {"androidcontrol_low_test:0": None, "androidcontrol_low_test:1": "image too large",
+                      "androidcontrol_low_test:2": "invalid gt_bbox", "androidcontrol_low_test:3": None}
+    summary = run_inference(iter_benchmark(bench), backend, out, retry_failed=True, progress=False)
+    backend.close()
+    assert summary.written == 2 and len(out.read_text().splitlines()) == 4
