@@ -209,3 +209,16 @@ def test_huge_image_and_string_gt_bbox_are_row_errors_not_a_stopped_run(server, 
     summary = run_inference(iter_benchmark(bench), backend, out, retry_failed=True, progress=False)
     backend.close()
     assert summary.written == 2 and len(out.read_text().splitlines()) == 4
+
+
+def test_infer_pixel_limit_is_a_flag(server, tmp_path):
+    """``--max-image-pixels`` below the AitZ screenshots' 270 x 600 makes every row 'image too large'."""
+    steps = list(READERS["aitw"](DATA / "aitz", summary=ConversionSummary()))
+    bench = tmp_path / "androidcontrol_high_test.parquet"
+    write_guir1_benchmark(steps, bench)
+    url, _ = server
+    r = infer_cli("--backend", "openai", "--model", url, "--input", bench, "--output", tmp_path / "p.jsonl",
+                  "--max-image-pixels", 100_000)
+    assert r.returncode == 1 and "error: 4 rows failed" in r.stderr, r.stderr
+    rows = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert [row["error"] for row in rows] == ["image too large"] * 4

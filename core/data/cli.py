@@ -113,7 +113,8 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     options are refused, naming them, and ``overwrite`` starts over."""
     from core.data.export import EXPORTERS, ExportOptions
     from core.data.ingest import read
-    from core.data.ingest._common import inside, set_image_pixel_limit
+    from core.data.ingest import set_image_pixel_limit
+    from core.data.ingest._common import inside
     from core.io import output_lock
 
     if target not in EXPORTERS:
@@ -361,10 +362,18 @@ def convert_cmd(
                                                                 "of the vote of its rows."),
     max_image_pixels: int | None = typer.Option(None, "--max-image-pixels", min=1, help=(
         "Largest image (width x height) accepted; larger ones are row errors (default: Pillow's 89478485).")),
+    recipe: Path | None = typer.Option(None, "--recipe", help=(
+        "Take --min-pixels/--max-pixels from this training recipe (recipes/<model>/<method>/config_*.yaml), so the "
+        "trainer's processor leaves the exported images untouched; explicit flags win.")),
 ) -> None:
     """Convert a native dataset into a training format; prints read / written / skipped by reason."""
     _check_source(source)
     with _user_errors():
+        if recipe is not None:
+            from core.recipes import recipe_pixel_bounds
+
+            low, high = recipe_pixel_bounds(recipe)
+            min_pixels, max_pixels = min_pixels or low, max_pixels or high
         written, summary = run_convert(source, target, input_path, output, images_dir=images_dir,
                                        skip_missing=skip_missing, max_pixels=max_pixels, min_pixels=min_pixels,
                                        template=template, name=name, workers=workers, resume=resume,

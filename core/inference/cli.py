@@ -57,6 +57,9 @@ def infer(
         "openai: most seconds one request may take in all (connect, upload, the whole answer); "
         "failed requests are retried twice with exponential backoff."))] = 600.0,
     retry_failed: Annotated[bool, typer.Option(help="Re-run rows of the output that have an error.")] = False,
+    max_image_pixels: Annotated[int | None, typer.Option(min=1, help=(
+        "Largest screenshot (width x height) accepted; larger ones are row errors [default: Pillow's 89478485]."
+    ))] = None,
 ) -> None:
     """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
     for all of them. Exit 0 when every row was answered, 1 when some rows failed (each is written with its
@@ -69,6 +72,10 @@ def infer(
 
     if limit is not None and limit < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
+    if max_image_pixels is not None:
+        from core.data.ingest import set_image_pixel_limit
+
+        set_image_pixel_limit(max_image_pixels)
     jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit)
     try:
         processor_folder = processor_source(model)

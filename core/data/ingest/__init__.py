@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from core.data.ingest._common import image_pixel_limit, set_image_pixel_limit
 from core.data.ingest.aitw import read_aitw
 from core.data.ingest.guiodyssey import read_guiodyssey
 from core.data.ingest.guir1 import read_guir1
@@ -48,5 +49,5 @@ def read(source: str, input_path: Path, *, images_dir: Path | None = None, skip_
     return READERS[source](Path(input_path), images_dir=images_dir, skip_missing=skip_missing, summary=summary)
 
 
-__all__ = ["READERS", "read", "read_aitw", "read_guiodyssey", "read_guir1", "read_mind2web", "read_screenagent",
-           "read_screenspot", "read_unified"]
+__all__ = ["READERS", "image_pixel_limit", "read", "read_aitw", "read_guiodyssey", "read_guir1", "read_mind2web", "read_screenagent",
+           "read_screenspot", "read_unified", "set_image_pixel_limit"]
