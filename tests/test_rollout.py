@@ -201,6 +201,15 @@ def test_screenshot_cap_keeps_the_last_turns_as_chat_and_older_ones_as_history()
         session.request()
 
 
+def test_episode_specs_spread_a_partial_pass_over_the_task_list():
+    tasks = [f"t{i}" for i in range(10)]
+    assert [s.id for s in episode_specs(tasks, 5)] == ["t0", "t2", "t4", "t6", "t8"]
+    specs = episode_specs(tasks, 13, seed=7)
+    assert [s.id for s in specs[9:]] == ["t9", "t0#1", "t3#1", "t6#1"] and specs[-1].seed == 8
+    with pytest.raises(ValueError, match="no tasks"):
+        episode_specs([], 3)
+
+
 def test_resume_skips_finished_episodes_and_cuts_a_torn_line(tmp_path):
     envs: list[ButtonsEnv] = []
 
@@ -214,7 +223,7 @@ def test_resume_skips_finished_episodes_and_cuts_a_torn_line(tmp_path):
         f.write('{"id": "blue-green-red", "trunc')  # killed mid-write
     summary = run_rollouts(make, episode_specs(TASKS, 6), ScriptedPolicy(), tmp_path, progress=False)
     ids = [json.loads(line)["id"] for line in path.read_text().splitlines()]
-    assert ids == ["red-blue", "green", "blue-green-red", "red-green", "red-blue#1", "green#1"]
+    assert ids == ["red-blue", "blue-green-red", "green", "red-green", "red-blue#1", "blue-green-red#1"]
     assert sum(e.resets for e in envs) == 6 and summary["episodes"] == 6 and summary["success_rate"] == 1.0
 
 

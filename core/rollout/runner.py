@@ -45,18 +45,19 @@ def task_id(task: Any) -> str:
 
 
 def episode_specs(tasks: Sequence[Any], episodes: int | None = None, *, seed: int = 0) -> list[EpisodeSpec]:
-    """``episodes`` episodes over ``tasks`` in order (default: each task once); past the end the list repeats,
-    the k-th repetition with id suffix ``#k`` and reset seed ``seed + k``."""
+    """``episodes`` episodes over ``tasks`` (default: each task once). Every whole pass runs all tasks in order;
+    a partial pass takes tasks evenly spread over the list (so ``--episodes 20`` of a split grouped by family
+    still samples every family). Pass k gives ids the suffix ``#k`` and reset seed ``seed + k``."""
     if not tasks:
         raise ValueError("no tasks to run")
     n = len(tasks) if episodes is None else episodes
     if n < 1:
         raise ValueError(f"episodes must be >= 1, got {n}")
-    out = []
-    for i in range(n):
-        rep, task = divmod(i, len(tasks))[0], tasks[i % len(tasks)]
-        out.append(EpisodeSpec(id=task_id(task) + (f"#{rep}" if rep else ""), task=task, seed=seed + rep))
-    return out
+    passes, rest = divmod(n, len(tasks))
+    picks = [(k, i) for k in range(passes) for i in range(len(tasks))]
+    picks += [(passes, j * len(tasks) // rest) for j in range(rest)]
+    return [EpisodeSpec(id=task_id(tasks[i]) + (f"#{k}" if k else ""), task=tasks[i], seed=seed + k)
+            for k, i in picks]
 
 
 def run_episode(session: EpisodeSession, policy: Policy) -> Episode:
