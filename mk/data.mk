@@ -21,8 +21,10 @@
 #   DATA_TARGETS  space-separated targets (verl llamafactory swift vlmr1 unified mobile_use)
 #                                                                       (make data: verl llamafactory swift vlmr1;
 #                                                                        data-convert: unified)
-#   DATA_PIXELS   make data: store images at smart_resize within these bounds (GUI-R1 training: 3136..1258291);
-#                 the SFT recipes use the same bounds, so gold coordinates match the pixels the model sees
+#   DATA_RECIPE   make data: the training recipe whose pixel bounds the export uses, read from the file (GUI-R1:
+#                 262144..1258291); the trainers read the same file, so the processor never resizes again and
+#                 gold coordinates match the pixels the model sees   (recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml)
+#   DATA_PIXELS   make data: the convert options that set those bounds   (--recipe $(DATA_RECIPE))
 #   DATA_WORKERS  image threads                                         (2)
 #   DATA_ROOT     where the verl / swift / vlmr1 / unified exports go  (Data)
 #   LF_DATA_DIR   LLaMA-Factory dataset_dir (dataset_info.json)         (LLaMA-Factory/data)
@@ -35,7 +37,8 @@
 GUIR1_DIR ?= Data/GUI-R1-3K
 DATA_ROOT ?= Data
 LF_DATA_DIR ?= LLaMA-Factory/data
-DATA_PIXELS ?= --max-pixels 1258291 --min-pixels 3136
+DATA_RECIPE ?= recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml
+DATA_PIXELS ?= --recipe $(DATA_RECIPE)
 DATA_WORKERS ?= 2
 DATA_FROM ?= guir1
 DATA_INPUT ?=

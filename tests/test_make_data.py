@@ -8,8 +8,9 @@ import pyarrow.parquet as pq
 
 from core.data.ingest import READERS
 from core.data.summary import ConversionSummary
-from core.geometry import GUIR1_TRAIN_MAX_PIXELS, smart_resize
+from core.geometry import smart_resize
 from core.inference.bench import write_guir1_benchmark
+from core.recipes import recipe_pixel_bounds
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,11 +25,12 @@ def test_make_data_writes_what_the_recipes_read(tmp_path, shared_data):
                        cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
-    # verl: what make grpo-verl reads, images stored at the GUI-R1 training smart_resize size
+    # verl: what make grpo-verl reads, images stored at the smart_resize size of the GUI-R1 recipe's bounds
     train = pq.read_table(out / "verl" / "gui-r1-3k" / "train.parquet").to_pylist()
     assert len(train) == 3 and (out / "verl" / "gui-r1-3k" / "test.parquet").is_file()
     w, h = steps[0].image_size
-    rh, rw = smart_resize(h, w, min_pixels=3136, max_pixels=GUIR1_TRAIN_MAX_PIXELS)
+    low, high = recipe_pixel_bounds(REPO / "recipes" / "qwen2_5_vl_3b" / "grpo" / "config_guir1_verl.yaml")
+    rh, rw = smart_resize(h, w, min_pixels=low, max_pixels=high)
     assert train[0]["extra_info"]["resized_size"] == [rw, rh]
     # LLaMA-Factory: both splits registered in the dataset_info.json the YAMLs point at
     info = json.loads((lf / "dataset_info.json").read_text())

@@ -255,3 +255,28 @@ def test_guir1_prompt_lengths_on_real_data_against_max_prompt_length(tmp_path):
     assert len(lengths) == len(steps) >= 40 and max(lengths) <= limit
     h, w = smart_resize(2400, 1080, min_pixels=low, max_pixels=high)
     assert max(text_tokens.values()) + h * w // 784 > limit
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
+def test_make_data_exports_at_the_recipes_bounds(tmp_path):
+    """`make data` passes --recipe; `gui-agent data convert --recipe` reads the bounds from the file (flags win)."""
+    import sys
+
+    import pyarrow.parquet as pq
+
+    out = _make_dry_run("data")
+    assert "--recipe recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml" in out
+    cmd = [sys.executable, "-m", "core", "data", "convert", "--from", "aitw", "--to", "verl", "--input",
+           str(DATA / "aitz"), "--recipe", str(VERL_RECIPES["3b"])]
+    proc = subprocess.run([*cmd, "--output", str(tmp_path / "a")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    [row] = pq.read_table(tmp_path / "a" / "aitz.parquet").slice(0, 1).to_pylist()
+    # 270x600 (162,000 px) is below the recipe's min_pixels 262,144: stored at its smart_resize size 364x784.
+    assert tuple(row["extra_info"]["resized_size"]) == (364, 784)
+    proc = subprocess.run([*cmd, "--output", str(tmp_path / "b"), "--min-pixels", "3136"], capture_output=True,
+                          text=True, timeout=120)
+    [row] = pq.read_table(tmp_path / "b" / "aitz.parquet").slice(0, 1).to_pylist()
+    assert tuple(row["extra_info"]["resized_size"]) == (280, 588)
+    proc = subprocess.run([*cmd[:-1], str(tmp_path / "none.yaml"), "--output", str(tmp_path / "c")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "none.yaml: recipe file not found" in proc.stderr + proc.stdout
