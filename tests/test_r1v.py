@@ -28,6 +28,7 @@ from core.rewards.r1v import FORMAT_PATTERN, r1v_score, think_format
 
 REPO = Path(__file__).resolve().parents[1]
 R1V = REPO / "experiments" / "r1v"
+RECIPE = REPO / "recipes" / "aguvis_7b_720p" / "grpo" / "config_r1v_trl.yaml"
 AITZ = REPO.parent / "shared" / "data" / "aitz" / "GOOGLE_APPS-523638528775825151"
 needs_data = pytest.mark.skipif(not AITZ.is_dir(), reason=f"shared data folder {AITZ} is absent")
 
@@ -51,17 +52,16 @@ def _module(name: str, path: Path):
 
 
 def test_recipe_holds_the_published_values():
-    recipe = yaml.safe_load((R1V / "recipe.yaml").read_text())
+    recipe = yaml.safe_load(RECIPE.read_text())
     assert {k: recipe[k] for k in PUBLISHED} == PUBLISHED
     assert recipe["beta"] == 0.04 and recipe["loss_type"] == "grpo"  # trl 0.14.0 defaults, R1-V's pin
     # R1-V's --per_device_train_batch_size 1 counts prompts (trl 0.14); trl 0.29 counts completions
     assert recipe["per_device_train_batch_size"] == 1 * PUBLISHED["num_generations"]
+    assert (recipe["min_pixels"], recipe["max_pixels"]) == (3136, 501_760)
     text = (R1V / "train.sh").read_text()
-    assert "NPROC=${NPROC:-8}" in text and "ds_z1_config.json" in text and "flash_attention_2" in text
-    ds = json.loads((REPO / "configs" / "deepspeed" / "ds_z1_config.json").read_text())
+    assert "NPROC=${NPROC:-8}" in text and "ATTN=${ATTN-flash_attention_2}" in text
+    ds = json.loads((REPO / recipe["deepspeed"]).read_text())
     assert ds["zero_optimization"]["stage"] == 1 and "offload_optimizer" not in ds["zero_optimization"]
-    prep = _module("r1v_prepare", R1V / "prepare_data.py")
-    assert (prep.MIN_PIXELS, prep.MAX_PIXELS) == (3136, 501_760)
 
 
 def test_recipe_composes_with_grpo_script(tmp_path):
@@ -74,7 +74,7 @@ def test_recipe_composes_with_grpo_script(tmp_path):
 
     parser = TrlParser((grpo.ScriptArguments, GRPOConfig))
     script, config = parser.parse_args_and_config(
-        ["--config", str(R1V / "recipe.yaml"), "--model_name_or_path", "m", "--dataset", "d",
+        ["--config", str(RECIPE), "--model_name_or_path", "m", "--dataset", "d", "--deepspeed", "",
          "--output_dir", str(tmp_path), "--reward_funcs", "r1v_accuracy", "--bf16", "false"])
     for key, value in PUBLISHED.items():
         if key not in ("reward_funcs", "bf16"):
@@ -242,7 +242,7 @@ def test_train_script_runs_two_steps_on_cpu(prepared, tmp_path, think):
 
     out = tmp_path / "run"
     env = {**_env(), "MODEL": str(tiny_qwen25vl_path()), "DATA": str(prepared), "THINK_FORMAT": think,
-           "OUTPUT_DIR": str(out), "NPROC": "1", "DS_CONFIG": "", "ATTN": ""}
+           "OUTPUT_DIR": str(out), "NPROC": "1", "DS_CONFIG": "", "ATTN": ""}  # CPU: no DeepSpeed, no flash-attn
     cmd = ["bash", str(R1V / "train.sh"), "--max_steps", "2", "--num_generations", "2",
            "--per_device_train_batch_size", "2", "--gradient_accumulation_steps", "1", "--max_completion_length", "16",
            "--bf16", "false", "--use_cpu", "true", "--save_steps", "2", "--dataloader_num_workers", "0"]

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prepare_data import MAX_PIXELS, MIN_PIXELS, REPO  # noqa: E402  (experiments/r1v is not a package)
+from prepare_data import RECIPE, REPO  # noqa: E402  (experiments/r1v is not a package)
 
 #: R1-V's evaluation decoding (test_aitw.py: max_new_tokens=1024, do_sample=False).
 MAX_NEW_TOKENS = 1024
@@ -37,7 +37,10 @@ def requests(ds, done: set[str]):
     from core.geometry import Frame, ImageGeometry
     from core.inference.requests import InferenceRequest, ResizePolicy
     from core.parsers import parse_pyautogui
+    from core.recipes import recipe_pixel_bounds
     from core.schema import Step
+
+    low, high = recipe_pixel_bounds(RECIPE)  # the bounds prepare_data.py stored the images at
 
     import datasets
 
@@ -54,7 +57,7 @@ def requests(ds, done: set[str]):
                           action=gold.action.to_action(geometry, Frame.NORMALIZED), source="aitw",
                           extra={"solution": row["solution"]})
         yield InferenceRequest(step=step, template=None, geometry=geometry, image=image,
-                               policy=ResizePolicy(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS),
+                               policy=ResizePolicy(min_pixels=low, max_pixels=high),
                                messages=[{"role": "user", "content": text}])
 
 

@@ -1,7 +1,7 @@
 """R1-V-GUI-agent's training set: about 2k AITW steps sampled from Aguvis stage-2 ``aitw-l1.json``.
 
     python experiments/r1v/prepare_data.py --input Data/aguvis-stage2/aitw-l1.json \\
-        --images Data/aguvis-stage2/aitw-v1/images --output Data/r1v [--samples 2000] [--seed 0]
+        --images Data/aguvis-stage2/aitw-v1/images --output Data/r1v [--samples 2000] [--seed 0] [--recipe R]
 
 The Aguvis conversations are read by the core ``aitw`` reader (records it cannot use -- no image, an answer
 that is not a pyautogui / mobile call -- are counted and skipped by reason). A uniform sample of ``--samples``
@@ -11,9 +11,10 @@ published neither its sampling nor a seed, so both are this project's choice) an
 
 - ``problem``: the human turn verbatim (instruction + previous actions); ``solution``: ``<answer>`` + the
   assistant's call (``pyautogui.click(x=0.963, y=0.064)``, fractions of the screen) + ``</answer>``;
-- ``image``: the screenshot, stored at its ``smart_resize`` size for R1-V's bounds (``min_pixels`` 3136,
-  ``max_pixels`` 501,760), so the trainer's processor leaves it unchanged (the answers are fractions of the
-  screen: resizing moves no coordinate);
+- ``image``: the screenshot, stored at its ``smart_resize`` size for the recipe's pixel bounds (R1-V's
+  ``min_pixels`` 3136, ``max_pixels`` 501,760 in :data:`RECIPE`), the bounds the trainer's processor gets from the
+  same recipe, so it leaves the image unchanged (answers are fractions of the screen: resizing moves no
+  coordinate);
 - for ``VLM-R1/grpo.py``: ``prompt`` (R1-V's ``QUESTION_TEMPLATE`` around the problem, the ``<image>`` text
   removed because trl inserts the image block), ``ground_truth`` (= ``solution``, scored by the ``r1v_*``
   rewards) and ``extra_info`` (``id``, ``image_size`` original and ``resized_size``, W x H pixels).
@@ -28,8 +29,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-#: R1-V's image bounds (README run command: --min_pixels 3136 --max_pixels 501760).
-MIN_PIXELS, MAX_PIXELS = 3136, 501_760
+#: The R1-V recipe (trl --config of VLM-R1/grpo.py); its min/max_pixels are the images' bounds.
+RECIPE = REPO / "recipes" / "aguvis_7b_720p" / "grpo" / "config_r1v_trl.yaml"
 #: R1-V's training prompt around the problem (grpo_gui.py, make_conversation_image).
 QUESTION_TEMPLATE = ("{Question}  Output the thinking process in <think> </think> and final answer(functions) in "
                      "<answer> </answer> tags.")
@@ -47,14 +48,15 @@ def sample_steps(steps: Iterable, k: int, seed: int) -> list:
     return [step for _, step in sorted(kept, key=lambda t: t[0])]
 
 
-def r1v_row(step) -> dict:
-    """One dataset row of an Aguvis Step (``core.schema.Step`` from the ``aitw`` reader)."""
+def r1v_row(step, bounds: tuple[int, int]) -> dict:
+    """One dataset row of an Aguvis Step (``core.schema.Step`` from the ``aitw`` reader), the image resized
+    within ``bounds`` (min, max pixels)."""
     from core.data.export.common import IMAGE_PLACEHOLDER
     from core.data.export.images import resize_image
     from core.geometry import ImageGeometry
 
     w, h = step.image_size
-    geometry = ImageGeometry.for_model(w, h, min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS)
+    geometry = ImageGeometry.for_model(w, h, min_pixels=bounds[0], max_pixels=bounds[1])
     data = step.image if isinstance(step.image, bytes) else Path(step.image).read_bytes()
     problem = step.extra["question"]
     solution = f"<answer>{step.extra['answer']}</answer>"
@@ -87,20 +89,22 @@ def write_dataset(rows: Iterator[dict], out: Path) -> int:
 
 
 def prepare(input_path: Path, output: Path, *, images: Path | None, samples: int, seed: int,
-            name: str | None = None) -> tuple[Path, int, object]:
+            name: str | None = None, recipe: Path = RECIPE) -> tuple[Path, int, object]:
     """Read, sample and write; returns (dataset folder, rows written, the reader's ConversionSummary)."""
     from tqdm import tqdm
 
     from core.data.ingest import READERS
     from core.data.summary import ConversionSummary
+    from core.recipes import recipe_pixel_bounds
 
+    bounds = recipe_pixel_bounds(recipe)
     summary = ConversionSummary()
     steps = READERS["aitw"](input_path, images_dir=images, skip_missing=True, summary=summary)
     aguvis = (s for s in tqdm(steps, desc="reading", unit=" steps", mininterval=1.0, disable=None)
               if "question" in s.extra)
     kept = sample_steps(aguvis, samples, seed)
     out = Path(output) / f"{name or f'{Path(input_path).stem}-{samples}'}.hf"
-    n = write_dataset((r1v_row(s) for s in kept), out)
+    n = write_dataset((r1v_row(s, bounds) for s in kept), out)
     return out, n, summary
 
 
@@ -112,14 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=2000, help="steps kept (R1-V: 2k) [default: 2000]")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed [default: 0]")
     parser.add_argument("--name", help="dataset folder name [default: <input stem>-<samples>]")
+    parser.add_argument("--recipe", type=Path, default=RECIPE, help="recipe whose min/max_pixels bound the images")
     args = parser.parse_args(argv)
     if args.samples < 1:
         parser.error("--samples must be >= 1")
     sys.path.insert(0, str(REPO))
     try:
         out, n, summary = prepare(args.input, args.output, images=args.images, samples=args.samples,
-                                  seed=args.seed, name=args.name)
-    except FileNotFoundError as e:
+                                  seed=args.seed, name=args.name, recipe=args.recipe)
+    except (FileNotFoundError, ValueError) as e:  # ValueError: core.recipes.RecipeError
         parser.exit(2, f"error: {e}\n")
     print(summary.render())
     print(f"wrote {n} rows to {out}")
