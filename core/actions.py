@@ -86,8 +86,13 @@ TEXT_ACTIONS: frozenset[str] = frozenset({"type", "select", "open_app", "scroll"
 SCROLL_DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 SYSTEM_BUTTONS: tuple[str, ...] = ("Back", "Home", "Menu", "Enter")
 
+#: Actions whose argument is free text, scored by text match (TEXT_ACTIONS without scroll's direction).
+FREE_TEXT_ACTIONS: frozenset[str] = TEXT_ACTIONS - {"scroll"}
+
 #: The placeholder GUI-R1 writes in ``input_text`` when an action takes no text.
 NO_INPUT_TEXT = "no input text"
+#: The ``gt_bbox`` / ``point`` GUI-R1 writes for an action without a screen position.
+GUIR1_NO_TARGET: tuple[float, float] = (-100.0, -100.0)
 
 
 def canonical_action_name(name: str) -> str:
@@ -286,7 +291,8 @@ def from_mobile_use(arguments: dict[str, Any], *, swipe_as_scroll: bool = True) 
 
 
 __all__ = [
-    "ACTION_ALIASES", "ACTION_NAMES", "Action", "ActionType", "NO_INPUT_TEXT", "POINT_ACTIONS",
+    "ACTION_ALIASES", "ACTION_NAMES", "Action", "ActionType", "FREE_TEXT_ACTIONS", "GUIR1_NO_TARGET", "NO_INPUT_TEXT",
+    "POINT_ACTIONS",
     "SCROLL_DIRECTIONS", "SYSTEM_BUTTONS", "TEXT_ACTIONS", "canonical_action_name", "from_mobile_use",
     "is_known_action", "scroll_to_swipe", "swipe_to_scroll", "to_mobile_use",
 ]

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from core.actions import (
     ACTION_NAMES,
+    GUIR1_NO_TARGET,
     NO_INPUT_TEXT,
     POINT_ACTIONS,
     SCROLL_DIRECTIONS,
@@ -43,7 +44,7 @@ MAX_PAYLOAD_CHARS = 65_536
 #: Deepest nesting of lists/dicts accepted in a payload.
 MAX_DEPTH = 16
 #: GUI-R1's "no point" placeholder.
-NO_POINT = (-100.0, -100.0)
+NO_POINT = GUIR1_NO_TARGET
 
 # Every tolerance name a parser may report.
 TOL_WHITESPACE = "whitespace around tags"

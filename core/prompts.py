@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.actions import (
+    GUIR1_NO_TARGET,
     NO_INPUT_TEXT,
     POINT_ACTIONS,
     Action,
@@ -48,8 +49,8 @@ from core.geometry import (
 from core.schema import Step
 
 IMAGE_PLACEHOLDER = "<image>"
-#: GUI-R1's point for actions without one.
-GUIR1_NO_POINT = [-100, -100]
+#: GUI-R1's point for actions without one, as answers write it (integers).
+GUIR1_NO_POINT = [int(v) for v in GUIR1_NO_TARGET]
 
 
 def describe_action(action: Action) -> str:

@@ -22,12 +22,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.eval.io import PredictionFileError, Record, pred_point
+from core.eval.tally import NO_PRED, Failures, Unparseable
+from core.matching import POINT_RADIUS
 
 MAX_CALL_CHARS = 4096
 _CALL = re.compile(r"(.+?)\((.+?)\)")
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _ASSISTANT_OS = re.compile(r"assistantos\s*(.*)", re.DOTALL)
-_TOLERANCE = 0.14
 
 
 def gold_call(solution: str) -> str:
@@ -144,7 +145,7 @@ def tolerant_match(pred: str, gold: str, size: tuple[float, float] | None = None
         return True, False
     for p, g in zip(ppts, gpts, strict=False):
         pn, gn = _norm_xy(p, size), _norm_xy(g, size)
-        if pn is None or gn is None or math.hypot(pn[0] - gn[0], pn[1] - gn[1]) >= _TOLERANCE:
+        if pn is None or gn is None or math.hypot(pn[0] - gn[0], pn[1] - gn[1]) >= POINT_RADIUS:
             return True, False
     for k, gv in grest.items():
         pv = prest[k]
@@ -161,13 +162,11 @@ def _name(call: str) -> str:
     return m.group(1) if m else "(unparseable)"
 
 
-def score_aitw(records: Iterable[Record], fails) -> dict[str, Any]:
+def score_aitw(records: Iterable[Record], fails: Failures) -> dict[str, Any]:
     """Stream AITW rows: identical (R1-V) and tolerant type / param / step accuracy over ALL rows."""
-    from core.eval.metrics import NO_PRED, _Unparseable
-
     n = t = p = s = tp = ts = 0
     confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    unp = _Unparseable()
+    unp = Unparseable()
     for rec in records:
         n += 1
         sol = rec.row.get("solution", rec.row.get("gt_call"))

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.actions import canonical_action_name
+from core.actions import POINT_ACTIONS, canonical_action_name
+from core.eval.aitw import score_aitw
 from core.eval.io import (
     PredictionFileError,
     Record,
@@ -24,37 +25,17 @@ from core.eval.io import (
     pred_point,
 )
 from core.eval.registry import Benchmark, get_benchmark
-from core.geometry import normalized_distance, point_in_box
+from core.eval.tally import NO_PRED, Failures, Unparseable, Warnings
+from core.geometry import Frame, point_in_box
+from core.matching import POINT_RADIUS, Predicted, match, point_facts
+from core.records import GoldRecord, GoldRecordError, from_prediction_row
 
 MODES = ("strict", "guir1")
 
 #: GUI-R1 eval_omni.py: gold actions whose point is checked, and those whose input_text is checked.
 GUIR1_GROUNDING_ACTIONS = ("click", "long_press", "moveto", "doubleclick", "rightclick")
 GUIR1_TEXT_ACTIONS = ("open_app", "type", "scroll", "select")
-#: The 14% of the screen within which a point counts as right when only a gold point is known.
-POINT_TOLERANCE = 0.14
 
-STRICT_POINT_ACTIONS = frozenset({"click", "long_press", "moveto", "doubleclick", "rightclick", "swipe", "drag"})
-STRICT_TEXT_ACTIONS = frozenset({"type", "select", "open_app", "hotkey", "answer"})
-NO_PRED = "(none)"
-_RAW_TEXT_LIMIT = 4000
-
-
-class Warnings:
-    """Warnings grouped by message, with a count and the first few row locations."""
-
-    def __init__(self, examples: int = 5) -> None:
-        self._d: dict[str, list[Any]] = {}
-        self._examples = examples
-
-    def add(self, message: str, where: str | None = None) -> None:
-        entry = self._d.setdefault(message, [0, []])
-        entry[0] += 1
-        if where is not None and len(entry[1]) < self._examples:
-            entry[1].append(where)
-
-    def as_list(self) -> list[dict[str, Any]]:
-        return [{"message": m, "count": c, "examples": ex} for m, (c, ex) in self._d.items()]
 
 
 @dataclass
@@ -104,7 +85,7 @@ def _reparse(rec: Record) -> Prediction:
     The model's frame: ``resize.frame`` when the row records it, else ``grid1000`` for Qwen3-VL tool calls and
     ``resized`` (Qwen2.5-VL absolute pixels, ``resize.resized_size``) otherwise.
     """
-    from core.geometry import Frame, ImageGeometry
+    from core.geometry import ImageGeometry
     from core.parsers import parse_action
 
     res = parse_action(rec.row["pred"])
@@ -140,51 +121,12 @@ def strict_prediction(rec: Record) -> Prediction:
     return Prediction(None, None, None, None, "no prediction (neither pred_action nor pred)")
 
 
-class _Unparseable:
-    def __init__(self, examples: int = 20) -> None:
-        self.count = 0
-        self.examples: list[dict[str, str]] = []
-        self._max = examples
-
-    def add(self, rec: Record, reason: str) -> None:
-        self.count += 1
-        if len(self.examples) < self._max:
-            self.examples.append({"where": rec.where, "id": str(rec.row.get("id", "")), "reason": reason})
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "examples": self.examples}
-
-
-class _Failures:
-    """The first ``limit`` wrong rows, with what the gallery draws (ORIGINAL pixels)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.rows: list[dict[str, Any]] = []
-
-    def add(self, rec: Record, *, reason: str, point: tuple[float, float] | None, pred_action: str | None,
-            gt_box: tuple[float, ...] | None) -> None:
-        if len(self.rows) >= self.limit:
-            return
-        row = rec.row
-        raw = row.get("pred")
-        self.rows.append({
-            "where": rec.where, "id": row.get("id"), "instruction": row.get("instruction"),
-            "image_path": row.get("image_path") or (row.get("image") if isinstance(row.get("image"), str) else None),
-            "image_source": row.get("image_source"),
-            "image_size": row.get("image_size"), "gt_action": row.get("gt_action"), "gt_box": gt_box,
-            "gt_input_text": row.get("gt_input_text"), "pred_action": pred_action, "pred_point": point,
-            "pred_input_text": row.get("pred_input_text"),
-            "pred": raw[:_RAW_TEXT_LIMIT] if isinstance(raw, str) else None, "reason": reason,
-        })
-
-
 # ------------------------------------------------------------------------------------------------ grounding
 
-def _score_grounding(records: Iterable[Record], mode: str, fails: _Failures) -> dict[str, Any]:
+def _score_grounding(records: Iterable[Record], mode: str, fails: Failures) -> dict[str, Any]:
     hits: dict[str, int] = defaultdict(int)
     full: dict[str, int] = defaultdict(int)
-    warn, unp = Warnings(), _Unparseable()
+    warn, unp = Warnings(), Unparseable()
     n = 0
     for rec in records:
         n += 1
@@ -253,16 +195,16 @@ def _guir1_point_hit(rec: Record, warn: Warnings) -> tuple[bool, tuple[float, fl
         warn.add("pred_coord missing or not two numbers: the reference crashes here; counted as a miss", rec.where)
         return False, None, gt
     px, py = point
-    return ((gt[0] - px) / w) ** 2 + ((gt[1] - py) / h) ** 2 < POINT_TOLERANCE ** 2, point, gt
+    return ((gt[0] - px) / w) ** 2 + ((gt[1] - py) / h) ** 2 < POINT_RADIUS ** 2, point, gt
 
 
-def _score_navigation_guir1(records: Iterable[Record], fails: _Failures) -> dict[str, Any]:
+def _score_navigation_guir1(records: Iterable[Record], fails: Failures) -> dict[str, Any]:
     from core.text_match import guir1_f1
 
     # Same string-keyed counters as the reference: "<group>-<action>", "...-grounding", "...-text" and "_full".
     score: dict[str, int] = defaultdict(int)
     confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    warn, unp = Warnings(), _Unparseable()
+    warn, unp = Warnings(), Unparseable()
     n = 0
     for rec in records:
         n += 1
@@ -353,12 +295,10 @@ def _score_navigation_guir1(records: Iterable[Record], fails: _Failures) -> dict
 
 # ------------------------------------------------------------------------------------ navigation, strict mode
 
-def _strict_point_ok(point: tuple[float, float] | None, gt: tuple[float, ...], size: tuple[float, float]) -> bool:
-    if point is None:
-        return False
-    if len(gt) == 4:
-        return point_in_box(point, gt)
-    return normalized_distance(point, gt[:2], *size) < POINT_TOLERANCE
+def _strict_point_ok(point: tuple[float, float] | None, gold: GoldRecord) -> bool:
+    """Grounding: the point in the gold box, or within :data:`core.matching.POINT_RADIUS` of a gold point."""
+    in_box, dist, _ = point_facts(point, gold, Frame.ORIGINAL)
+    return bool(in_box) if in_box is not None else dist is not None and dist < POINT_RADIUS
 
 
 class _Tally:
@@ -381,38 +321,44 @@ class _Tally:
                 "hits": {"type": self.type, "gr": self.gr, "sr": self.sr}, "rows": {"gr": self.gr_n}}
 
 
-def _score_navigation_strict(records: Iterable[Record], fails: _Failures) -> dict[str, Any]:
-    from core.text_match import text_match
+def _strict_gold(rec: Record) -> GoldRecord:
+    """The row's gold record (:func:`core.records.from_prediction_row`); bad gold names the row and field."""
+    try:
+        return from_prediction_row(rec.row, rec.where)
+    except GoldRecordError as e:
+        raise PredictionFileError(rec.where, e.field, e.reason) from None
 
+
+def _score_navigation_strict(records: Iterable[Record], fails: Failures) -> dict[str, Any]:
     total = _Tally()
     per_action: dict[str, _Tally] = defaultdict(_Tally)
     per_group: dict[str, _Tally] = defaultdict(_Tally)
     per_category: dict[str, _Tally] = defaultdict(_Tally)
     confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    unp = _Unparseable()
+    unp = Unparseable()
     for rec in records:
         group = gold_str(rec, "group")
         gta = canonical_action_name(gold_str(rec, "gt_action"))
+        if gta in POINT_ACTIONS:
+            gold_numbers(rec, "gt_bbox", (2, 4))
+            gold_size(rec)
+        gold = _strict_gold(rec)
         pred = strict_prediction(rec)
         if pred.error:
             unp.add(rec, pred.error)
         pa = canonical_action_name(pred.action) if pred.action else None
         confusion[gta][pa or NO_PRED] += 1
-        type_hit = pa is not None and pa == gta
+        try:
+            m = match(Predicted(pred.action, pred.point, pred.text, pred.direction, Frame.ORIGINAL), gold)
+        except GoldRecordError as e:
+            raise PredictionFileError(rec.where, e.field, e.reason) from None
+        type_hit = m.type_ok
         gr: bool | None = None
         box = None
-        if gta in STRICT_POINT_ACTIONS:
-            box = gold_numbers(rec, "gt_bbox", (2, 4))
-            gr = _strict_point_ok(pred.point, box, gold_size(rec))
-            arg_ok = gr
-        elif gta == "scroll":
-            gold_dir = gold_str(rec, "gt_input_text").strip().lower()
-            arg_ok = pred.direction is not None and pred.direction.strip().lower() == gold_dir
-        elif gta in STRICT_TEXT_ACTIONS:
-            arg_ok = pred.text is not None and bool(text_match(pred.text, gold_str(rec, "gt_input_text")))
-        else:
-            arg_ok = True
-        sr_hit = type_hit and arg_ok
+        if gta in POINT_ACTIONS:
+            box = gold.box or gold.point
+            gr = _strict_point_ok(pred.point, gold)
+        sr_hit = m.ok
         for t in (total, per_action[gta], per_group[group], per_category[f"{group}-{gta}"]):
             t.add(type_hit, sr_hit, gr)
         if not sr_hit:
@@ -452,12 +398,12 @@ def _m2w_op_str(op: int, text: str | None) -> str:
     return f"{op} {(text or '').lower()}" if op in (2, 3) else str(op)
 
 
-def _score_mind2web(records: Iterable[Record], fails: _Failures) -> dict[str, Any]:
+def _score_mind2web(records: Iterable[Record], fails: Failures) -> dict[str, Any]:
     n = ele = op_match = sr = 0
     op_f1: dict[int, list[float]] = {4: [0.0, 0], 2: [0.0, 0], 3: [0.0, 0]}  # sum, count per gold op
     episodes: dict[str, bool] = {}
     confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    unp = _Unparseable()
+    unp = Unparseable()
     for rec in records:
         n += 1
         gta = canonical_action_name(gold_str(rec, "gt_action"))
@@ -508,7 +454,7 @@ def score_records(records: Iterable[Record], benchmark: str | Benchmark, mode: s
     if mode not in bench.modes:
         raise ValueError(f"benchmark {bench.name!r} has no {mode!r} mode (GUI-R1's evaluator does not cover it); "
                          f"available: {', '.join(bench.modes)}")
-    fails = _Failures(max_failures)
+    fails = Failures(max_failures)
     if bench.kind == "grounding":
         out = _score_grounding(records, mode, fails)
     elif bench.kind == "navigation":
@@ -516,8 +462,6 @@ def score_records(records: Iterable[Record], benchmark: str | Benchmark, mode: s
     elif bench.kind == "mind2web":
         out = _score_mind2web(records, fails)
     else:
-        from core.eval.aitw import score_aitw
-
         out = score_aitw(records, fails)
     return EvalResult(benchmark=bench.name, mode=mode, definition=bench.definitions[mode], source=bench.source,
                       failures=fails.rows, **out)

@@ -82,7 +82,7 @@ GUIR1_BENCH_SCHEMA = pa.schema([
 def write_guir1_benchmark(steps: Iterable[Step], path: str | Path) -> int:
     """Write ``steps`` as a benchmark parquet in GUI-R1's test-file layout (inline image bytes, ``gt_bbox`` in
     ORIGINAL pixels, history string as training renders it); atomic. Returns the number of rows."""
-    from core.inference.runner import gold_bbox, history_string
+    from core.inference.runner import gold_columns, history_string
 
     path = Path(path)
     rows = [{
@@ -91,9 +91,7 @@ def write_guir1_benchmark(steps: Iterable[Step], path: str | Path) -> int:
         "instruction": s.instruction,
         "history": history_string(s),
         "task_type": s.task_type,
-        "gt_action": s.action.type,
-        "gt_bbox": gold_bbox(s),
-        "gt_input_text": s.action.guir1_input_text(),
+        **{k: v for k, v in gold_columns(s).items() if k in ("gt_action", "gt_bbox", "gt_input_text")},
         "group": s.group,
         "ui_type": s.ui_type,
     } for s in steps]

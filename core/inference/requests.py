@@ -25,10 +25,8 @@ from core.geometry import (
     QWEN25VL_FACTOR,
     ImageGeometry,
 )
+from core.prompts import IMAGE_PLACEHOLDER
 from core.schema import Step
-
-#: The placeholder templates put where the screenshot goes (LLaMA-Factory / verl convention).
-IMAGE_PLACEHOLDER = "<image>"
 
 
 @dataclass(frozen=True)

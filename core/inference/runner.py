@@ -5,7 +5,9 @@ Row fields (read by ``gui-agent eval``):
 - GUI-R1's: ``instruction``, ``history``, ``gt_action``, ``gt_bbox`` (ORIGINAL pixels, [x1, y1, x2, y2], or
   [x, y] for a point target, or GUI-R1's ``[-100, -100]`` when the action has no target), ``gt_input_text``,
   ``group``, ``ui_type``, ``image_size`` [W, H], ``pred`` (raw model text), ``pred_action``, ``pred_coord``
-  [x, y] ORIGINAL pixels (null when the answer has no point), ``pred_input_text``;
+  [x, y] ORIGINAL pixels (null when the answer has no point), ``pred_input_text``; the gold columns are written
+  by :class:`core.records.GoldRecord`;
+- frames: ``gt_frame`` and ``pred_frame`` (both ``original``) say what ``gt_bbox`` and ``pred_coord`` are in;
 - ours: ``id``, ``template``, ``resize`` {min_pixels, max_pixels, factor, resized_size [W, H]}, ``parse_ok``,
   ``parse_error``, ``error`` (image or generation failure; the row is still written), ``image_path``,
   ``backend``, ``model``.
@@ -25,17 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from core.actions import NO_INPUT_TEXT, Action
-from core.geometry import Frame
+from core.geometry import Frame, ImageGeometry
 from core.inference.backends import Backend, Generation
 from core.inference.requests import DEFAULT_POLICY, InferenceRequest, ResizePolicy, build_request
 from core.io import atomic_write_text
+from core.records import from_step
 from core.schema import Step
 
-#: GUI-R1's gt_bbox for actions without a target.
-NO_TARGET_BBOX = [-100, -100]
 PRED_FIELDS: tuple[str, ...] = (
-    "id", "instruction", "history", "gt_action", "gt_bbox", "gt_input_text", "group", "ui_type", "image_size",
-    "pred", "pred_action", "pred_coord", "pred_input_text", "template", "resize", "parse_ok", "parse_error",
+    "id", "instruction", "history", "gt_action", "gt_bbox", "gt_input_text", "gt_frame", "group", "ui_type",
+    "image_size", "pred", "pred_action", "pred_coord", "pred_frame", "pred_input_text", "template", "resize", "parse_ok", "parse_error",
     "error", "image_path", "image_source", "backend", "model",
 )
 
@@ -52,13 +53,11 @@ class PredictionFileCorrupt(ValueError):
     """An existing output file has a bad line in the middle (not a torn last line)."""
 
 
-def gold_bbox(step: Step) -> list[float]:
-    """``gt_bbox`` as GUI-R1's benchmark files hold it, ORIGINAL pixels."""
-    if step.bbox is not None:
-        return [float(v) for v in step.bbox]
-    if step.action.point is not None:
-        return [float(v) for v in step.action.point]
-    return list(NO_TARGET_BBOX)
+def gold_columns(step: Step) -> dict[str, Any]:
+    """The gold columns of a prediction row (:meth:`core.records.GoldRecord.to_prediction_columns`): GUI-R1's
+    ``gt_action``/``gt_bbox``/``gt_input_text`` in ORIGINAL pixels, ``gt_frame`` and ``image_size``."""
+    w, h = int(step.image_size[0]), int(step.image_size[1])
+    return from_step(step, ImageGeometry.unresized(w, h), Frame.ORIGINAL).to_prediction_columns()
 
 
 def history_string(step: Step) -> str:
@@ -102,15 +101,13 @@ def prediction_row(req: InferenceRequest, gen: Generation | None, *, backend: st
         "id": step.id,
         "instruction": step.instruction,
         "history": history_string(step),
-        "gt_action": step.action.type,
-        "gt_bbox": gold_bbox(step),
-        "gt_input_text": step.action.guir1_input_text(),
+        **gold_columns(step),
         "group": step.group,
         "ui_type": step.ui_type,
-        "image_size": [int(step.image_size[0]), int(step.image_size[1])],
         "pred": None,
         "pred_action": None,
         "pred_coord": None,
+        "pred_frame": Frame.ORIGINAL.value,
         "pred_input_text": None,
         "template": req.template,
         "resize": req.policy.record(req.geometry),
@@ -327,6 +324,6 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
 
 
 __all__ = [
-    "NO_TARGET_BBOX", "PRED_FIELDS", "PredictionFileCorrupt", "PredictionWriter", "RunSummary", "SkippedRecord",
-    "gold_bbox", "history_string", "load_done", "parse_answer", "prediction_row", "run_inference", "skipped_row",
+    "PRED_FIELDS", "PredictionFileCorrupt", "PredictionWriter", "RunSummary", "SkippedRecord",
+    "gold_columns", "history_string", "load_done", "parse_answer", "prediction_row", "run_inference", "skipped_row",
 ]

@@ -2,7 +2,7 @@
 
 Parameter match comes in two strengths:
 
-* strict: identical parameters: the point equals the ground-truth point (to 1e-6, in the ground truth's
+* strict: identical parameters: the point equals the ground-truth point (to 1e-6 of the screen, in the ground truth's
   frame) or lies inside the ground-truth box; typed text identical after stripping; same scroll direction;
 * tolerant: the point lies in the box or within ``screen_radius`` (14 %) of the screen from the ground-truth
   point / box centre, measured in the normalized frame; text F1 >= 0.5 (:func:`core.text_match.text_match`);
@@ -17,88 +17,44 @@ success (type match and parameter match of the chosen strength).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.actions import POINT_ACTIONS, canonical_action_name
-from core.geometry import Frame
+from core.actions import FREE_TEXT_ACTIONS, POINT_ACTIONS
+from core.matching import POINT_RADIUS, match
 from core.parsers import parse_action
-from core.rewards.common import (
-    gold_action,
-    gold_text,
-    without_placeholder,
-    RewardInputError,
-    frame_of,
-    geometry_from_extra,
-    ground_truth_target,
-    load_ground_truth,
-    point_in_frame,
-)
-from core.text_match import text_match
+from core.records import from_reward_inputs
+from core.rewards.common import RewardInputError, predicted
 
 KEYS = ("overall", "format", "accuracy", "type_match", "param_strict", "param_tolerant")
-_TEXT_ACTIONS = frozenset({"type", "select", "open_app", "hotkey", "answer"})
-
-
-def _normalized(xy: tuple[float, float], frame: Frame | None, extra: Mapping) -> tuple[float, float]:
-    if frame is Frame.NORMALIZED:
-        return xy
-    if frame is Frame.GRID1000:
-        return xy[0] / 1000.0, xy[1] / 1000.0
-    return point_in_frame(xy, frame or Frame.ORIGINAL, Frame.NORMALIZED, geometry_from_extra(extra))
-
-
-def _point_params(point: tuple[float, float] | None, gt: Mapping, extra: Mapping,
-                  screen_radius: float) -> tuple[bool, bool]:
-    target = ground_truth_target(gt, extra)
-    if target is None:
-        raise RewardInputError("gt_bbox", "a point action needs gt_bbox (or extra_info.gt_bbox_original)")
-    if point is None or not all(math.isfinite(v) for v in point):
-        return False, False
-    model_frame = frame_of(extra.get("frame"), "extra_info.frame")
-    gframe = target.frame or model_frame
-    x, y = point_in_frame(point, model_frame, gframe, geometry_from_extra(extra))
-    c = target.coords
-    if target.is_box:
-        inside = min(c[0], c[2]) <= x <= max(c[0], c[2]) and min(c[1], c[3]) <= y <= max(c[1], c[3])
-        centre = ((c[0] + c[2]) / 2, (c[1] + c[3]) / 2)
-        strict = inside
-    else:
-        inside, centre = False, (c[0], c[1])
-        strict = math.isclose(x, c[0], abs_tol=1e-6) and math.isclose(y, c[1], abs_tol=1e-6)
-    if inside or strict:
-        return strict, True
-    px, py = _normalized((x, y), gframe, extra)
-    gx, gy = _normalized(centre, gframe, extra)
-    return strict, math.hypot(px - gx, py - gy) < screen_radius
 
 
 def aitw_score(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *, strict: bool = False,
-               type_weight: float = 0.5, screen_radius: float = 0.14) -> dict[str, float]:
+               type_weight: float = 0.5, screen_radius: float = POINT_RADIUS) -> dict[str, float]:
     """Score one step; returns :data:`KEYS`. Raises :class:`RewardInputError` on bad ground truth."""
-    extra = extra_info or {}
-    gt = load_ground_truth(ground_truth)
-    gt_action = gold_action(gt)
-    gt_text = without_placeholder(gold_text(gt)) or ""
+    gold = from_reward_inputs(ground_truth, extra_info)
+    if gold.action in POINT_ACTIONS and not gold.has_target:
+        raise RewardInputError("gt_bbox", "a point action needs gt_bbox (or extra_info.bbox_original)")
     out = dict.fromkeys(KEYS, 0.0)
     res = parse_action(completion) if isinstance(completion, str) else None
     if res is None or not res.ok or res.action is None:
-        out["overall"] = 0.0
+        return out
+    try:
+        pred = predicted(res.action, extra_info)
+    except ValueError:  # a tool call whose arguments are no action
         return out
     out["format"] = 1.0
-    pred = res.action
-    if canonical_action_name(pred.action) == gt_action:
+    m = match(pred, gold, radius=screen_radius)
+    if m.type_ok:
         out["type_match"] = 1.0
-        if gt_action in POINT_ACTIONS:
-            s, t = _point_params(pred.point, gt, extra, screen_radius)
-        elif gt_action == "scroll":
-            s = t = pred.direction is not None and pred.direction.lower() == gt_text.strip().lower()
-        elif gt_action in _TEXT_ACTIONS:
-            s = (pred.text or "").strip() == gt_text.strip()
-            t = text_match(pred.text or "", gt_text)
+        if gold.action in POINT_ACTIONS:
+            s = bool(m.in_box) or (gold.box is None and m.distance is not None and m.distance <= 1e-6)
+            t = s or (m.centre_distance is not None and m.centre_distance < screen_radius)
+        elif gold.action in FREE_TEXT_ACTIONS:
+            s = (res.action.text or "").strip() == (gold.text or "").strip()
+            t = bool(m.text_ok)
         else:
-            s = t = True
+            s = t = m.ok
         out["param_strict"], out["param_tolerant"] = float(s), float(t)
     out["accuracy"] = out["type_match"] * (out["param_strict"] if strict else out["param_tolerant"])
     out["overall"] = type_weight * out["type_match"] + (1 - type_weight) * out["accuracy"]

@@ -1,8 +1,10 @@
 """Dense reward for Qwen3-VL tool-call agents (verl mobile-agent recipe style).
 
 Completion: ``Thought: ... Action: ... <tool_call>{"name": "mobile_use", "arguments": {...}}</tool_call>``.
-Ground truth: ``{"action", "gt_bbox", "input_text"}`` with canonical action names (:mod:`core.actions`);
-``gt_bbox`` in the frame given by ``extra_info["frame"]`` (normally 'grid1000' for Qwen3-VL).
+Ground truth: any flavour :func:`core.records.from_reward_inputs` reads: GUI-R1's ``{"action", "gt_bbox",
+"input_text"}`` or the ``mobile_use`` export's ``{"action": "click", "coordinate": [...]}`` /
+``terminate``+``status`` / ``type``+``text`` / ``system_button``+``button``; coordinates in the frame given by
+the ground truth or ``extra_info["frame"]`` (default 'grid1000', Qwen3-VL's). Judged by :func:`core.matching.match`.
 
 Parts, each in [0, 1]:
 
@@ -23,13 +25,13 @@ point actions; text for text/scroll actions; completion on last steps). Parts th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from core.actions import POINT_ACTIONS, canonical_action_name
-from core.geometry import Frame, ImageGeometry
+from core.actions import FREE_TEXT_ACTIONS, POINT_ACTIONS
+from core.geometry import Frame
+from core.matching import POINT_RADIUS, match
 from core.parsers import (
     TOL_ARGS_STRING,
     TOL_BOX_POINT,
@@ -38,23 +40,12 @@ from core.parsers import (
     TOL_STRING_POINT,
     parse_action,
 )
-from core.rewards.common import (
-    gold_action,
-    gold_text,
-    RewardInputError,
-    Target,
-    frame_of,
-    geometry_from_extra,
-    ground_truth_target,
-    load_ground_truth,
-)
-from core.text_match import text_f1, text_match
+from core.records import from_reward_inputs
+from core.rewards.common import RewardInputError, predicted
 
 KEYS = ("overall", "format", "accuracy", "type", "coord", "text", "completion")
 TERMINAL_ACTIONS = frozenset({"complete", "impossible", "answer"})
-_TEXT_ACTIONS = frozenset({"type", "select", "open_app", "hotkey", "answer"})
 _BREAKING = frozenset({TOL_ARGS_STRING, TOL_BOX_POINT, TOL_KEY_ALIAS, TOL_NO_CLOSE_TAG, TOL_STRING_POINT})
-_IDENTITY = ImageGeometry.unresized(1000, 1000)
 
 
 @dataclass(frozen=True)
@@ -68,77 +59,45 @@ class DenseWeights:
     completion: float = 0.1
 
 
-def _to_normalized(xy: tuple[float, float], frame: Frame | None, geometry: ImageGeometry | None,
-                   field: str) -> tuple[float, float]:
-    if frame is Frame.NORMALIZED:
-        return xy
-    if frame is Frame.GRID1000 or frame is None:  # Qwen3-VL's frame is the default
-        return xy[0] / 1000.0, xy[1] / 1000.0
-    if geometry is None:
-        raise RewardInputError("extra_info.image_size", f"needed to measure a {frame.value}-frame {field}")
-    return geometry.point(xy, frame, Frame.NORMALIZED)
-
-
-def _distance_to_target(point: tuple[float, float], target: Target, model_frame: Frame | None,
-                        geometry: ImageGeometry | None) -> float:
-    """Distance (normalized frame) from the point to the box (0 inside) or to the point target."""
-    x, y = _to_normalized(point, model_frame, geometry, "answer")
-    c = target.coords
-    gframe = target.frame or model_frame
-    x1, y1 = _to_normalized((c[0], c[1]), gframe, geometry, "gt_bbox")
-    if not target.is_box:
-        return math.hypot(x - x1, y - y1)
-    x2, y2 = _to_normalized((c[2], c[3]), gframe, geometry, "gt_bbox")
-    dx = max(min(x1, x2) - x, 0.0, x - max(x1, x2))
-    dy = max(min(y1, y2) - y, 0.0, y - max(y1, y2))
-    return math.hypot(dx, dy)
-
-
 def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
-                    weights: DenseWeights | None = None, coord_radius: float = 0.14) -> dict[str, float]:
+                    weights: DenseWeights | None = None, coord_radius: float = POINT_RADIUS) -> dict[str, float]:
     """Dense reward with every part (:data:`KEYS`). Raises :class:`RewardInputError` on bad ground truth."""
     w = weights or DenseWeights()
     extra = extra_info or {}
-    gt = load_ground_truth(ground_truth)
-    gt_action = gold_action(gt)
-    gt_text = gold_text(gt)
-    last_step = gt_action in TERMINAL_ACTIONS or bool(extra.get("is_last_step", False))
-    needs_point = gt_action in POINT_ACTIONS
-    needs_text = gt_action in _TEXT_ACTIONS or gt_action == "scroll"
-    target = ground_truth_target(gt, extra) if needs_point else None
-    if needs_point and target is None:
-        raise RewardInputError("gt_bbox", "a point action needs gt_bbox (or extra_info.gt_bbox_original)")
+    gold = from_reward_inputs(ground_truth, extra)
+    if gold.frame_inferred and gold.frame is Frame.RESIZED:
+        gold = replace(gold, frame=Frame.GRID1000)  # nothing said: Qwen3-VL's 0-1000 grid is this reward's default
+    last_step = gold.action in TERMINAL_ACTIONS or bool(extra.get("is_last_step", False))
+    needs_point = gold.action in POINT_ACTIONS
+    needs_text = gold.action in FREE_TEXT_ACTIONS or gold.action == "scroll"
+    if needs_point and not gold.has_target:
+        raise RewardInputError("gt_bbox", "a point action needs gt_bbox, coordinate or extra_info.bbox_original")
 
     parts = dict.fromkeys(KEYS, 0.0)
     res = parse_action(completion, fmt="tool_call") if isinstance(completion, str) else None
     pred = None
     if res is not None and res.ok and res.action is not None:
         try:
-            pred = res.action.to_action(_IDENTITY, Frame.ORIGINAL)  # names only: coordinates stay raw
+            pred = predicted(res.action, extra, Frame.GRID1000)
         except ValueError:
             pred = None
         if pred is not None and res.thought is not None and not _BREAKING.intersection(res.tolerances):
             parts["format"] = 1.0
-    hit_point = hit_text = True
-    if pred is not None and canonical_action_name(pred.type) == gt_action:
-        parts["type"] = 1.0
-        if needs_point:
-            raw = res.action.point  # type: ignore[union-attr]
-            if raw is not None and all(math.isfinite(v) for v in raw):
-                d = _distance_to_target(raw, target, frame_of(extra.get("frame"), "extra_info.frame"),  # type: ignore[arg-type]
-                                        geometry_from_extra(extra))
-                parts["coord"] = max(0.0, 1.0 - d / coord_radius) if d > 0 else 1.0
-            hit_point = parts["coord"] == 1.0
-        if gt_action == "scroll":
-            parts["text"] = float(pred.direction is not None and gt_text is not None
-                                  and pred.direction == gt_text.strip().lower())
-            hit_text = parts["text"] == 1.0
-        elif needs_text:
-            parts["text"] = text_f1(pred.text or "", gt_text or "")
-            hit_text = text_match(pred.text or "", gt_text or "")
-        if last_step and gt_action in TERMINAL_ACTIONS:
-            parts["completion"] = 1.0
-        parts["accuracy"] = float(hit_point and hit_text)
+    if pred is not None:
+        m = match(pred, gold, radius=coord_radius)
+        if m.type_ok:
+            parts["type"] = 1.0
+            if needs_point:
+                d = m.distance
+                parts["coord"] = 1.0 if m.in_box or d == 0 else (max(0.0, 1.0 - d / coord_radius) if d else 0.0)
+            if m.direction_ok is not None:
+                parts["text"] = float(m.direction_ok)
+            elif m.text_score is not None:
+                parts["text"] = m.text_score
+            if last_step and gold.action in TERMINAL_ACTIONS:
+                parts["completion"] = 1.0
+            hit_point = not needs_point or parts["coord"] == 1.0
+            parts["accuracy"] = float(hit_point and m.text_ok is not False and m.direction_ok is not False)
     applicable = [("type", w.type), ("format", w.format)]
     if needs_point:
         applicable.append(("coord", w.coord))

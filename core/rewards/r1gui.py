@@ -34,8 +34,10 @@ Deliberate differences of the compat mode, both only on inputs the reference wou
 * scroll directions compare case-insensitively; ``enter`` == ``press_enter``;
 * text F1 has no float edge (:func:`core.text_match.text_match`);
 * boxes are inclusive (a click on the edge hits);
-* the ground-truth box may be in any frame (``extra_info``: ``frame``, ``image_size``, ``resized_size``;
-  see :mod:`core.rewards.common`); bad ground truth raises :class:`RewardInputError` instead of
+* the ground truth is read through :func:`core.records.from_reward_inputs` (any flavour, any frame:
+  ``extra_info`` ``frame``, ``image_size``, ``resized_size``) and judged by :func:`core.matching.match`; a point
+  ground truth is hit within 14% of the screen (:data:`core.matching.POINT_RADIUS`), not 140 pixels of
+  whatever size the image was resized to; bad ground truth raises :class:`RewardInputError` instead of
   scoring 0 silently;
 * an empty answer list or an unknown action name fails the format.
 """
@@ -43,12 +45,11 @@ Deliberate differences of the compat mode, both only on inputs the reference wou
 from __future__ import annotations
 
 import ast
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from core.actions import NO_INPUT_TEXT, POINT_ACTIONS, canonical_action_name
+from core.actions import NO_INPUT_TEXT, POINT_ACTIONS
 from core.parsers import (
     TOL_ARGS_STRING,
     TOL_BOX_POINT,
@@ -61,20 +62,10 @@ from core.parsers import (
     TOL_SURROUNDING_TEXT,
     parse_action,
 )
-from core.rewards.common import (
-    gold_action,
-    gold_text,
-    without_placeholder,
-    Knobs,
-    RewardInputError,
-    default_radius,
-    frame_of,
-    geometry_from_extra,
-    ground_truth_target,
-    load_ground_truth,
-    point_in_frame,
-)
-from core.text_match import guir1_text_match, text_match
+from core.matching import GUIR1_PIXEL_RADIUS, POINT_RADIUS, match
+from core.records import from_reward_inputs
+from core.rewards.common import Knobs, RewardInputError, load_ground_truth, predicted
+from core.text_match import guir1_text_match
 
 MODES = ("default", "guir1")
 #: Keys of every r1gui result, in order (the same for every sample and both modes).
@@ -226,7 +217,7 @@ def _guir1_box_hit(point: tuple[int, int], gt_bbox: Any) -> bool:
     x, y = point
     try:
         if len(gt_bbox) == 2:
-            return (x - gt_bbox[0]) ** 2 + (y - gt_bbox[1]) ** 2 < 140 ** 2
+            return (x - gt_bbox[0]) ** 2 + (y - gt_bbox[1]) ** 2 < GUIR1_PIXEL_RADIUS ** 2
         if len(gt_bbox) == 4:
             return (gt_bbox[0] < x < gt_bbox[2]) and (gt_bbox[1] < y < gt_bbox[3])
     except Exception:  # noqa: BLE001 - whatever the reference's bare except swallowed
@@ -271,7 +262,6 @@ def guir1_accuracy(completion: str, ground_truth: Any) -> dict[str, float]:
 #: Parser tolerances that break the format in the default mode (the rest are accepted spellings).
 FORMAT_BREAKING = frozenset({TOL_NO_THINK, TOL_NO_CLOSE_TAG, TOL_SURROUNDING_TEXT, TOL_CODE_FENCE, TOL_KEY_ALIAS,
                              TOL_MISSING_INPUT_TEXT, TOL_ARGS_STRING, TOL_STRING_POINT, TOL_BOX_POINT})
-_TEXT_CHECKED = frozenset({"type", "select", "open_app", "hotkey", "answer"})
 
 
 def default_format(completion: str) -> float:
@@ -287,47 +277,28 @@ def default_format(completion: str) -> float:
 
 def default_accuracy(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
                      point_radius: float | None = None) -> dict[str, float]:
-    """Corrected accuracy with parts. Raises :class:`RewardInputError` on unusable ground truth."""
-    gt = load_ground_truth(ground_truth)
-    gt_action = gold_action(gt)
-    gt_text = without_placeholder(gold_text(gt))
+    """Corrected accuracy with parts (:func:`core.matching.match`; ``point_radius`` in fractions of the screen
+    for point ground truths, default :data:`core.matching.POINT_RADIUS`). Raises :class:`RewardInputError` on
+    unusable ground truth."""
+    gold = from_reward_inputs(ground_truth, extra_info)
+    if gold.action in POINT_ACTIONS and not gold.has_target:
+        raise RewardInputError("gt_bbox", "a point action needs gt_bbox (or extra_info.bbox_original)")
     out = {"accuracy": 0.0, "action_match": 0.0, "arg_match": 0.0, "parsed": 0.0}
     res = parse_action(completion, fmt="auto", max_chars=MAX_COMPLETION_CHARS) if isinstance(completion, str) \
         else None
     if res is None or not res.ok or res.action is None:
         return out
     out["parsed"] = 1.0
-    pred = res.action
-    if canonical_action_name(pred.action) != gt_action:
+    try:
+        pred = predicted(res.action, extra_info)
+    except ValueError:  # a tool call whose arguments are no action
+        return out
+    m = match(pred, gold, radius=POINT_RADIUS if point_radius is None else point_radius)
+    if not m.type_ok:
         return out
     out["action_match"] = 1.0
-    if gt_action in POINT_ACTIONS:
-        hit = _point_hit(pred.point, gt, extra_info, point_radius)
-    elif gt_action == "scroll":
-        hit = pred.direction is not None and gt_text is not None \
-            and pred.direction.strip().lower() == gt_text.strip().lower()
-    elif gt_action in _TEXT_CHECKED:
-        hit = text_match(pred.text or "", gt_text or "")
-    else:
-        hit = True
-    out["arg_match"] = out["accuracy"] = 1.0 if hit else 0.0
+    out["arg_match"] = out["accuracy"] = 1.0 if m.ok else 0.0
     return out
-
-
-def _point_hit(point: tuple[float, float] | None, gt: Mapping, extra: Mapping | None,
-               radius: float | None) -> bool:
-    target = ground_truth_target(gt, extra)
-    if target is None:
-        raise RewardInputError("gt_bbox", "a point action needs gt_bbox (or extra_info.gt_bbox_original)")
-    if point is None or not all(math.isfinite(v) for v in point):
-        return False  # a missing point is a miss
-    model_frame = frame_of((extra or {}).get("frame"), "extra_info.frame")
-    x, y = point_in_frame(point, model_frame, target.frame, geometry_from_extra(extra))
-    c = target.coords
-    if target.is_box:
-        return min(c[0], c[2]) <= x <= max(c[0], c[2]) and min(c[1], c[3]) <= y <= max(c[1], c[3])
-    r = default_radius(target.frame) if radius is None else radius
-    return math.hypot(x - c[0], y - c[1]) < r
 
 
 # --------------------------------------------------------------------------------------------- public

@@ -16,11 +16,8 @@ from core.data.export.driver import Skip
 from core.data.export.images import ImageStore, resize_image
 from core.geometry import Frame, ImageGeometry
 from core.prompts import IMAGE_PLACEHOLDER, PromptTemplate, TemplateError, default_template_for, get_template
+from core.records import GoldRecord, from_step
 from core.schema import Step, StepValidationError
-
-#: ``gt_bbox`` GUI-R1 writes for actions without a screen position.
-NO_BBOX = [-100.0, -100.0]
-
 
 @dataclass(kw_only=True)
 class ExportOptions:
@@ -94,36 +91,20 @@ class Sample:
     def frame(self) -> Frame:
         return self.template.frame
 
-    def point(self, xy: Any) -> list[float]:
-        return [round(v, 4) for v in self.geometry.point(xy, Frame.ORIGINAL, self.frame)]
-
-    def bbox(self) -> list[float] | None:
-        """Gold box in the template's frame, or None."""
-        b = self.step.bbox
-        return None if b is None else [round(v, 4) for v in self.geometry.box(b, Frame.ORIGINAL, self.frame)]
-
-    def gt_bbox(self) -> list[float]:
-        """GUI-R1's ``gt_bbox``: the box (x1, y1, x2, y2), else the action point (x, y), else [-100, -100]."""
-        box = self.bbox()
-        if box is not None:
-            return box
-        if self.step.action.point is not None:
-            return self.point(self.step.action.point)
-        return list(NO_BBOX)
-
-    def ground_truth(self) -> dict[str, Any]:
-        """``{"action", "gt_bbox", "input_text"}`` as GUI-R1's r1gui reward reads it (model frame)."""
-        a = self.step.action
-        return {"action": a.type, "gt_bbox": self.gt_bbox(), "input_text": a.guir1_input_text()}
+    @property
+    def gold(self) -> GoldRecord:
+        """The step's gold record in the template's frame on the model geometry (:mod:`core.records`)."""
+        return from_step(self.step, self.geometry, self.frame)
 
     def stored_image(self, *, resize: bool) -> bytes:
         """The bytes to store inline: original (pass-through) or resized to the model size."""
         return resize_image(self.image, self.geometry) if resize else self.image
 
     def info(self, *, index: int) -> dict[str, Any]:
-        """Everything a reward or metric needs besides the answer: sizes, boxes in both frames, ids."""
-        s, g = self.step, self.geometry
+        """verl's ``extra_info``: the gold record's frame, sizes and target (model frame and ORIGINAL px), ids."""
+        s = self.step
         extra = s.extra or {}
+        gold = self.gold.to_extra_info()
         return {
             "index": index,
             "id": s.id,
@@ -131,15 +112,15 @@ class Sample:
             "source": s.source,
             "task_type": s.task_type,
             "template": self.template.name,
-            "frame": self.frame.value,
+            "frame": gold["frame"],
             "instruction": s.instruction,
             "answer": self.answer,
             "action": s.action.model_dump_json(exclude_none=True),
-            "image_size": [g.width, g.height],
-            "resized_size": [g.resized_width, g.resized_height],
-            "bbox": self.bbox(),
+            "image_size": gold["image_size"],
+            "resized_size": gold["resized_size"],
+            "bbox": gold["bbox"],
             "bbox_original": list(s.bbox) if s.bbox is not None else None,
-            "point": self.point(s.action.point) if s.action.point is not None else None,
+            "point": gold["point"],
             "point_original": list(s.action.point) if s.action.point is not None else None,
             "group": s.group,
             "ui_type": s.ui_type,
@@ -209,7 +190,6 @@ def relative_or_absolute(path: Path, base: Path) -> str:
 
 
 __all__ = [
-    "NO_BBOX",
     "ExportOptions",
     "Sample",
     "Skip",

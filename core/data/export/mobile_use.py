@@ -23,8 +23,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.actions import to_mobile_use
-from core.data.export.common import IMAGE_PLACEHOLDER, ExportOptions, Sample, prepare, step_index
+from core.data.export.common import IMAGE_PLACEHOLDER, ExportOptions, prepare, step_index
 from core.data.export.driver import Skip, guarded, run_export
 from core.data.export.sinks import ParquetSink
 from core.data.summary import ConversionSummary
@@ -89,21 +88,6 @@ def episodes(steps: Iterable[Step]) -> Iterator[list[Step]]:
         yield eps
 
 
-def expected_action(sample: Sample) -> dict[str, Any] | None:
-    """The step's gold action as ``mobile_use`` arguments on the 0-1000 grid, or None (no mobile equivalent)."""
-    w, h = sample.step.image_size
-    args = to_mobile_use(sample.step.action, w, h)
-    if args is None:
-        return None
-    for key in ("coordinate", "coordinate2"):
-        if args.get(key) is not None:
-            x, y = sample.geometry.point(args[key], Frame.ORIGINAL, Frame.GRID1000)
-            args[key] = [round(x), round(y)]
-    if args.get("time") is not None:
-        args["time"] = float(args["time"])
-    return args
-
-
 def export_mobile_use(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,
                       summary: ConversionSummary) -> Path:
     """Write ``<output_dir>/<name>.parquet`` of mobile_use episodes; returns its path."""
@@ -120,7 +104,7 @@ def export_mobile_use(steps: Iterable[Step], output_dir: Path, *, options: Expor
                 raise ValueError(f"mobile_use export needs a 0-1000 grid template (Qwen3-VL); "
                                  f"{options.template or DEFAULT_TEMPLATE!r} answers in {s.frame.value}")
             samples.append(s)
-        actions = [expected_action(s) for s in samples]
+        actions = [s.gold.to_mobile_use() for s in samples]
         if any(a is None for a in actions):
             bad = next(s for s, a in zip(samples, actions, strict=False) if a is None)
             return Skip(f"action {bad.step.action.type!r} has no mobile_use equivalent",
@@ -150,7 +134,7 @@ def export_mobile_use(steps: Iterable[Step], output_dir: Path, *, options: Expor
                 "screen_width": first.geometry.width,
                 "screen_height": first.geometry.height,
                 "image_sizes": [list(s.step.image_size) for s in samples],
-                "bboxes": [s.bbox() for s in samples],
+                "bboxes": [s.gold.to_extra_info()["bbox"] for s in samples],
                 "bboxes_original": [list(s.step.bbox) if s.step.bbox else None for s in samples],
                 "screenshots": [{"bytes": b} for b in shots],
             },

@@ -11,7 +11,6 @@ layout: box, else point, else [-100, -100]), ``gt_input_text``, ``image_size`` /
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,23 +24,8 @@ from core.schema import Step
 
 def reward_columns(sample: Sample) -> dict:
     """The gold fields a GRPO reward needs beside the completion (shared by ms-swift and VLM-R1 rows)."""
-    gt = sample.ground_truth()
-    g = sample.geometry
-    return {
-        "solution": sample.answer,
-        "ground_truth": json.dumps(gt),
-        "extra_info": {"frame": sample.frame.value, "image_size": [g.width, g.height],
-                       "resized_size": [g.resized_width, g.resized_height]},
-        "gt_action": gt["action"],
-        "gt_bbox": gt["gt_bbox"],
-        "gt_input_text": gt["input_text"],
-        "image_size": [g.width, g.height],
-        "resized_size": [g.resized_width, g.resized_height],
-        "bbox_original": list(sample.step.bbox) if sample.step.bbox is not None else None,
-        "frame": sample.frame.value,
-        "task_type": sample.step.task_type,
-        "id": sample.step.id,
-    }
+    return {"solution": sample.answer, **sample.gold.to_reward_columns(), "task_type": sample.step.task_type,
+            "id": sample.step.id}
 
 
 def export_swift(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,

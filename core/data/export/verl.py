@@ -57,7 +57,7 @@ def verl_row(sample: Sample, *, index: int, resize: bool) -> tuple[dict, int]:
         "prompt": sample.messages,
         "images": [{"bytes": image}],
         "ability": f"gui_{sample.step.task_type}",
-        "reward_model": {"style": "rule", "ground_truth": json.dumps(sample.ground_truth(), ensure_ascii=False)},
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(sample.gold.to_guir1(), ensure_ascii=False)},
         "extra_info": sample.info(index=index),
     }, len(image)
 
