@@ -339,3 +339,40 @@ def test_tiny_qwen3vl_generates_whole_episodes_behind_the_server_interface(proce
     assert sum(mask) == sum(len(c["token_ids"]) for c in server.calls) and 0 in mask
     assert out.prompt_ids + out.response_ids[:len(server.calls[1]["prompt_ids"]) - len(out.prompt_ids)] == \
         server.calls[1]["prompt_ids"]
+
+
+def random_text(rng) -> str:
+    """A uniformly random recipe call on the 0-999 grid (the random baseline)."""
+    action = rng.choice(mut.RECIPE_ACTIONS)
+    args: dict = {"action": action}
+    if action in ("click", "long_press", "swipe"):
+        args["coordinate"] = [rng.randint(0, 999), rng.randint(0, 999)]
+    if action == "swipe":
+        args["coordinate2"] = [rng.randint(0, 999), rng.randint(0, 999)]
+    if action in ("type", "answer"):
+        args["text"] = rng.choice(["hello", "wifi", "12", "Alice"])
+    if action == "system_button":
+        args["button"] = rng.choice(["Back", "Home", "Menu", "Enter"])
+    if action == "terminate":
+        args["status"] = rng.choice(["success", "failure"])
+    return f"Thought: try.\nAction: {action}.\n{mut.tool_call_text(args)}"
+
+
+def test_scripted_policy_solves_held_out_tasks_random_almost_none(processor, held_out_tasks) -> None:
+    """Gold mobile_use calls through tool + loop + env: >= 95% of held-out tasks (every 6th of the 180 held-out
+    tasks, both held-out splits, to keep CPU time down); uniformly random calls almost none."""
+    import random
+
+    sample = held_out_tasks[::6]
+    assert {t.split for t in sample} == {"test_seed", "test_family"}
+    rng = random.Random(0)
+    solved = {"scripted": 0, "random": 0}
+    for task in sample:
+        for policy in solved:
+            loop = make_loop(processor)
+            answer = (lambda: gold_text(loop)) if policy == "scripted" else (lambda: random_text(rng))
+            out = run_episode(loop, ScriptedServer(processor.tokenizer, answer), sim_row(task, loop.tool.grid))
+            assert out.extra_fields["error"] is None
+            solved[policy] += out.extra_fields["episode"]["success"]
+    assert solved["scripted"] >= 0.95 * len(sample)
+    assert solved["random"] <= 0.1 * len(sample)

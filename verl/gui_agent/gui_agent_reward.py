@@ -44,7 +44,7 @@ def gold_ground_truth(gold: Action, gold_box: Sequence[float] | None, grid: Coor
     if gold_box is not None:
         gt["gt_bbox"] = grid.box_from_screen(gold_box, screen)
     elif gold.point is not None:
-        gt["gt_bbox"] = [float(v) for v in grid.from_screen(gold.point, screen)]
+        gt["gt_bbox"] = grid.from_screen(gold.point, screen, rounded=False)
     text = gold.direction if gold.type == "scroll" else gold.text
     if text is not None:
         gt["input_text"] = text

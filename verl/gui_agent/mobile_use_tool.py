@@ -43,16 +43,25 @@ _POINT_KEYS = ("coordinate", "coordinate2")
 @dataclass(frozen=True)
 class CoordinateGrid:
     """The coordinate space of ``mobile_use`` calls: ``grid999`` (x / W * 999), ``grid1000`` (x / W * 1000) or
-    ``pixels`` (screen pixels). Points are (x, y), origin top-left; ``screen`` is (W, H) in pixels."""
+    ``pixels`` (screen pixels); ``size`` (W, H) instead names a fixed space of a logged dataset's own (name
+    ``custom``). Points are (x, y), origin top-left; ``screen`` is (W, H) in pixels."""
 
     name: str = "grid999"
+    size: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in GRIDS:
+        if self.size is None and self.name not in GRIDS:
             raise ValueError(f"unknown coordinate grid {self.name!r}; known: {', '.join(GRIDS)}")
+
+    @classmethod
+    def fixed(cls, width: float, height: float) -> CoordinateGrid:
+        """A fixed ``width`` x ``height`` space whatever the screen size."""
+        return cls("custom", (float(width), float(height)))
 
     def extent(self, screen: Sequence[float]) -> tuple[float, float]:
         """(width, height) of the coordinate space for a ``screen`` of (W, H) pixels."""
+        if self.size is not None:
+            return self.size
         n = GRIDS[self.name]
         return (float(screen[0]), float(screen[1])) if n is None else (float(n), float(n))
 
@@ -61,10 +70,12 @@ class CoordinateGrid:
         gw, gh = self.extent(screen)
         return float(xy[0]) * screen[0] / gw, float(xy[1]) * screen[1] / gh
 
-    def from_screen(self, xy: Sequence[float], screen: Sequence[float]) -> list[int]:
-        """A screen-pixel point on this grid, rounded to integers (how the model writes it)."""
+    def from_screen(self, xy: Sequence[float], screen: Sequence[float], *, rounded: bool = True) -> list[float]:
+        """A screen-pixel point on this grid, rounded to integers (how the model writes it) unless ``rounded`` is
+        False."""
         gw, gh = self.extent(screen)
-        return [round(float(xy[0]) * gw / screen[0]), round(float(xy[1]) * gh / screen[1])]
+        x, y = float(xy[0]) * gw / screen[0], float(xy[1]) * gh / screen[1]
+        return [round(x), round(y)] if rounded else [x, y]
 
     def box_from_screen(self, box: Sequence[float], screen: Sequence[float]) -> list[float]:
         """A screen-pixel box [x1, y1, x2, y2] on this grid (floats: boxes are not rounded)."""
@@ -110,15 +121,16 @@ def mobile_use_tool_schema(grid: CoordinateGrid) -> dict[str, Any]:
 
 
 def regrid_arguments(arguments: Mapping[str, Any], src: CoordinateGrid, dst: CoordinateGrid,
-                     screen: Sequence[float]) -> dict[str, Any]:
-    """``mobile_use`` arguments with ``coordinate``/``coordinate2`` moved from grid ``src`` to grid ``dst``.
-    Non-numeric coordinates are left as they are (the parser downstream names them)."""
+                     screen: Sequence[float], *, rounded: bool = True) -> dict[str, Any]:
+    """``mobile_use`` arguments with ``coordinate``/``coordinate2`` moved from grid ``src`` to grid ``dst``
+    (integers, as a model writes them, unless ``rounded`` is False). Non-numeric coordinates are left as they
+    are (the parser downstream names them)."""
     out = dict(arguments)
     for key in _POINT_KEYS:
         value = out.get(key)
         if (isinstance(value, (list, tuple)) and len(value) == 2
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-            out[key] = dst.from_screen(src.to_screen(value, screen), screen)
+            out[key] = dst.from_screen(src.to_screen(value, screen), screen, rounded=rounded)
     return out
 
 
@@ -129,6 +141,18 @@ def tool_call_text(arguments: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------------------------- replay source
+
+
+def plain(value: Any) -> Any:
+    """``value`` as read back from parquet (numpy arrays, structs with null fields) turned into plain lists and
+    dicts without ``None`` values."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
 
 
 def _rgb_array(image: Any) -> np.ndarray:
@@ -171,17 +195,17 @@ class ReplayPhoneEnv(gymnasium.Env):
 
     def __init__(self, screenshots: Sequence[Any], expected_actions: Sequence[Mapping[str, Any]], *,
                  instruction: str, grid: CoordinateGrid, task_id: str = "replay", max_steps: int = 20):
-        if not screenshots:
+        if screenshots is None or len(screenshots) == 0:
             raise ValueError("a replayed trajectory needs at least one screenshot")
         self._screens = [_rgb_array(s) for s in screenshots]
         h, w = self._screens[0].shape[:2]
         self.screen_size = (w, h)
         self.instruction, self.task_id, self.default_max_steps = instruction, task_id, max_steps
         self.expected: list[Action] = []
-        for i, args in enumerate(expected_actions):
+        for i, args in enumerate(plain(list(expected_actions))):
             try:
-                self.expected.append(from_mobile_use(regrid_arguments(args, grid, _PIXELS, self.screen_size),
-                                                     swipe_as_scroll=True))
+                self.expected.append(from_mobile_use(
+                    regrid_arguments(args, grid, _PIXELS, self.screen_size, rounded=False), swipe_as_scroll=True))
             except ValueError as e:
                 raise ValueError(f"expected_actions[{i}]: {e}") from None
         self._reset_state(max_steps)
@@ -227,8 +251,8 @@ def make_phone_env(create_kwargs: Mapping[str, Any], grid: CoordinateGrid, *, en
                    max_steps: int = 20) -> tuple[Any, Any]:
     """(env, task) for a trajectory: a :class:`ReplayPhoneEnv` when ``create_kwargs`` has ``screenshots``, the
     simulated phone on ``task_id`` otherwise. ``ValueError`` naming the missing key."""
-    if create_kwargs.get("screenshots"):
-        env = ReplayPhoneEnv(create_kwargs["screenshots"], create_kwargs.get("expected_actions") or [],
+    if create_kwargs.get("screenshots") is not None and len(create_kwargs["screenshots"]):
+        env = ReplayPhoneEnv(list(create_kwargs["screenshots"]), plain(create_kwargs.get("expected_actions", [])),
                              instruction=str(create_kwargs.get("instruction") or ""), grid=grid,
                              task_id=str(create_kwargs.get("task_id") or "replay"), max_steps=max_steps)
         return env, env.task_id

@@ -1,0 +1,288 @@
+"""Data for verl's GUI-agent recipe (Qwen3-VL ``mobile_use`` agent, multi-turn GRPO).
+
+    python verl/prepare_gui_agent_data.py --output_dir DIR --create_demo --demo_samples 1000
+    python verl/prepare_gui_agent_data.py --output_dir DIR --input_file trajectories.jsonl \\
+        --screen_width 999 --screen_height 999
+    python verl/prepare_gui_agent_data.py --output_dir DIR --input_file steps.parquet   # this project's unified parquet
+
+``--create_demo`` takes tasks of the simulated phone (``core.world``): ``train.parquet`` from the train split
+(``--demo_samples`` rows, cycling through its tasks), ``test.parquet`` from the held-out split; rows run ONLINE
+(``extra_info.task_id``: the agent loop acts in the phone). ``--input_file`` converts logged trajectories into
+rows that run OFFLINE (``extra_info.screenshots``: the agent loop replays them, ``mobile_use_tool.ReplayPhoneEnv``)
+and writes ``train.parquet``:
+
+- JSONL: one trajectory per line, ``{"instruction": str, "images": [path, ...], "actions": [mobile_use arguments,
+  ...]}`` (paths relative to the file; ``images[i]`` is the screen before ``actions[i]``); coordinates in a
+  ``--screen_width`` x ``--screen_height`` space (default 999 x 999, the recipe's).
+- unified parquet: steps grouped into trajectories by ``extra.episode_id`` (consecutive steps), actions in
+  screen pixels (``--screen_width/--screen_height`` are not used).
+
+Columns (the recipe's layout): ``prompt`` (chat with one ``<image>``, what verl's ``RLHFDataset`` reads) and
+``raw_prompt`` (the same with typed content), ``images`` (``[{bytes}]`` first screenshot), ``ground_truth``
+(JSON of the first expected action), ``agent_name`` (``gui_agent``), ``data_source``, ``reward_model``,
+``extra_info``: ``instruction``, ``expected_actions`` (``mobile_use`` arguments on ``--grid``), ``screen_width`` /
+``screen_height`` (the coordinate space: 999 for the default grid, as the recipe), ``image_size`` (screen pixels),
+``grid``, ``index``, ``split`` and the source keys (``task_id``/``seed`` or ``screenshots``). The grid must be the
+tool's (``mobile_use_tool.yaml``): one setting for prompt, data, reward and tool.
+
+Bad input stops with an error naming the line/record and field (exit 1); outputs are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "gui_agent"))
+
+from mobile_use_tool import GRIDS, CoordinateGrid, regrid_arguments  # noqa: E402
+
+AGENT_NAME = "gui_agent"
+PROMPT_TEXT = ("Task: {instruction}\nThe screen is {width}x{height} pixels. Operate it with the mobile_use tool, "
+               "one action per turn. Answer with a line 'Thought: ...', a line 'Action: ...' and exactly one "
+               "<tool_call>.")
+
+
+class DataError(ValueError):
+    """Bad input, naming the record and field."""
+
+
+def _png(image: Any) -> bytes:
+    from PIL import Image
+
+    if not isinstance(image, Image.Image):
+        image = Image.fromarray(image)
+    buf = io.BytesIO()
+    image.convert("RGB").save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def make_row(*, instruction: str, first_image: bytes, image_size: tuple[int, int],
+             expected_actions: list[dict[str, Any]], grid: CoordinateGrid, index: int, split: str,
+             source: dict[str, Any]) -> dict[str, Any]:
+    """One recipe row (see the module docstring); ``source`` holds ``task_id``/``seed`` or ``screenshots``."""
+    w, h = image_size
+    text = PROMPT_TEXT.format(instruction=instruction, width=w, height=h)
+    gw, gh = grid.extent(image_size)
+    extra = {"instruction": instruction, "expected_actions": expected_actions,
+             "screen_width": int(gw), "screen_height": int(gh), "image_size": [w, h], "grid": grid.name,
+             "index": index, "split": split, **source}
+    first = json.dumps(expected_actions[0]) if expected_actions else "{}"
+    return {"data_source": f"gui_agent/{'replay' if 'screenshots' in source else 'sim_phone'}",
+            "agent_name": AGENT_NAME,
+            "prompt": [{"role": "user", "content": "<image>" + text}],
+            "raw_prompt": [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}],
+            "images": [{"bytes": first_image}],
+            "ground_truth": first,
+            "reward_model": {"style": "rule", "ground_truth": first},
+            "extra_info": extra}
+
+
+# ------------------------------------------------------------------------------------------ demo (online)
+
+
+def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0) -> Iterator[dict[str, Any]]:
+    """``n`` rows of simulated-phone tasks of ``split`` (cycling through its tasks), gold sequence as the expected
+    actions (played in the phone to read each step's gold action)."""
+    import gymnasium
+
+    from core.actions import to_mobile_use
+    from core.world import ENV_ID, list_tasks
+
+    tasks = list_tasks(split)
+    if not tasks:
+        raise DataError(f"the simulated phone has no {split!r} tasks")
+    env = gymnasium.make(ENV_ID)
+    pixels = CoordinateGrid("pixels")
+    for i in range(n):
+        task = tasks[i % len(tasks)]
+        obs, info = env.reset(options={"task": task})
+        size = tuple(int(v) for v in info["screen_size"])
+        first = _png(obs)
+        expected = []
+        while info["gold_action"] is not None and len(expected) < 50:
+            args = to_mobile_use(info["gold_action"], *size)
+            if args is None:
+                raise DataError(f"task {task.id}: gold action {info['gold_action'].type!r} has no mobile_use form")
+            expected.append(regrid_arguments(args, pixels, grid, size))
+            obs, _, terminated, truncated, info = env.step(info["gold_action"])
+            if terminated or truncated:
+                break
+        if not info["success"]:
+            expected.append({"action": "terminate", "status": "success"})
+        yield make_row(instruction=info["instruction"], first_image=first, image_size=size,
+                       expected_actions=expected, grid=grid, index=start_index + i, split=split,
+                       source={"task_id": task.id, "seed": i // len(tasks)})
+
+
+# ------------------------------------------------------------------------------------------ logged (offline)
+
+
+def _image_bytes(path: Path, where: str) -> tuple[bytes, tuple[int, int]]:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        data = path.read_bytes()
+        with Image.open(io.BytesIO(data)) as im:
+            im.verify()
+        with Image.open(io.BytesIO(data)) as im:
+            return data, im.size
+    except (OSError, UnidentifiedImageError) as e:
+        raise DataError(f"{where}: field 'images': cannot read {path}: {e}") from None
+
+
+def replay_row(instruction: str, images: list[tuple[bytes, tuple[int, int]]], actions: list[dict[str, Any]],
+               src: CoordinateGrid, grid: CoordinateGrid, index: int, where: str) -> dict[str, Any]:
+    """A row that replays a logged trajectory; actions are regridded from ``src`` on the first screen's size."""
+    from core.actions import from_mobile_use
+
+    if not str(instruction or "").strip():
+        raise DataError(f"{where}: field 'instruction' is empty")
+    if not images or not actions:
+        raise DataError(f"{where}: fields 'images'/'actions' must be non-empty lists")
+    size = images[0][1]
+    expected = []
+    for j, args in enumerate(actions):
+        if not isinstance(args, dict):
+            raise DataError(f"{where}: field 'actions[{j}]' is not an object")
+        try:
+            from_mobile_use(regrid_arguments(args, src, CoordinateGrid("pixels"), size))
+        except (ValueError, TypeError) as e:
+            raise DataError(f"{where}: field 'actions[{j}]': {e}") from None
+        expected.append(regrid_arguments(args, src, grid, size))
+    return make_row(instruction=instruction, first_image=images[0][0], image_size=size, expected_actions=expected,
+                    grid=grid, index=index, split="train",
+                    source={"screenshots": [b for b, _ in images], "task_id": f"replay-{index}"})
+
+
+def jsonl_rows(path: Path, src: CoordinateGrid, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_no}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{where}: not JSON: {e}") from None
+            if not isinstance(record, dict) or not isinstance(record.get("images"), list):
+                raise DataError(f"{where}: field 'images' must be a list of paths")
+            images = [_image_bytes(path.parent / str(p), where) for p in record["images"]]
+            yield replay_row(record.get("instruction", ""), images, list(record.get("actions") or []), src, grid,
+                             line_no - 1, where)
+
+
+def unified_rows(path: Path, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
+    """Trajectories of a unified parquet (consecutive steps sharing ``extra.episode_id``)."""
+    import itertools
+
+    from core.actions import to_mobile_use
+    from core.data.unified import iter_steps
+
+    pixels = CoordinateGrid("pixels")
+    for index, (_, group) in enumerate(itertools.groupby(iter_steps(path), key=lambda s: s.extra.get("episode_id")
+                                                         or s.id)):
+        steps = list(group)
+        where = f"{path}: record {steps[0].id}"
+        images, actions = [], []
+        for s in steps:
+            data = s.image if isinstance(s.image, bytes) else Path(str(s.image)).read_bytes()
+            images.append((data, tuple(s.image_size)))
+            args = to_mobile_use(s.action, *s.image_size)
+            if args is None:
+                raise DataError(f"{where}: field 'action': {s.action.type!r} has no mobile_use form")
+            actions.append(args)
+        yield replay_row(steps[0].instruction, images, actions, pixels, grid, index, where)
+
+
+# ------------------------------------------------------------------------------------------ output
+
+
+def write_parquet(rows: Iterable[dict[str, Any]], path: Path, *, label: str, batch_rows: int = 32) -> int:
+    """Stream ``rows`` to ``path`` in row groups of ``batch_rows``, atomically, with a progress bar; returns the
+    row count. The first row group fixes the schema."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from tqdm import tqdm
+
+    from core.io import atomic_path
+
+    n, batch, writer = 0, [], None
+    with atomic_path(path) as tmp:
+        try:
+            for row in tqdm(rows, desc=label, unit="row"):
+                batch.append(dict(row, extra_info=_arrow_safe(row["extra_info"])))
+                if len(batch) == batch_rows:
+                    writer = _write_batch(writer, batch, tmp, pa, pq)
+                    n, batch = n + len(batch), []
+            if batch:
+                writer = _write_batch(writer, batch, tmp, pa, pq)
+                n += len(batch)
+        finally:
+            if writer is not None:
+                writer.close()
+        if n == 0:
+            raise DataError(f"no rows for {path}")
+    return n
+
+
+def _write_batch(writer, batch, tmp, pa, pq):
+    table = pa.Table.from_pylist(batch, schema=writer.schema if writer is not None else None)
+    writer = writer or pq.ParquetWriter(tmp, table.schema)
+    writer.write_table(table)
+    return writer
+
+
+def _arrow_safe(extra: dict[str, Any]) -> dict[str, Any]:
+    """``extra_info`` with every row's keys present (arrow needs one struct type per column)."""
+    return {"task_id": None, "seed": None, "screenshots": None, **extra}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--output_dir", required=True, type=Path)
+    p.add_argument("--create_demo", action="store_true", help="tasks of the simulated phone (online rows)")
+    p.add_argument("--demo_samples", type=int, default=1000, help="train rows of the demo (test: held-out tasks)")
+    p.add_argument("--input_file", type=Path, help="logged trajectories: .jsonl or a unified .parquet")
+    p.add_argument("--screen_width", type=int, default=999, help="x extent of the JSONL action coordinates")
+    p.add_argument("--screen_height", type=int, default=999, help="y extent of the JSONL action coordinates")
+    p.add_argument("--grid", default="grid999", choices=list(GRIDS), help="coordinate grid (= the tool's)")
+    args = p.parse_args(argv)
+    if args.create_demo == (args.input_file is not None):
+        p.error("give exactly one of --create_demo and --input_file")
+    grid = CoordinateGrid(args.grid)
+    out = args.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        if args.create_demo:
+            if args.demo_samples < 1:
+                p.error("--demo_samples must be >= 1")
+            n_train = write_parquet(demo_rows(args.demo_samples, "train", grid), out / "train.parquet", label="train")
+            n_test = write_parquet(demo_rows(max(1, args.demo_samples // 10), "test", grid, n_train),
+                                   out / "test.parquet", label="test")
+            print(f"wrote {out / 'train.parquet'} ({n_train} rows) and {out / 'test.parquet'} ({n_test} rows)")
+        else:
+            src_path = args.input_file
+            if src_path.suffix == ".parquet":
+                rows = unified_rows(src_path, grid)
+            elif src_path.suffix == ".jsonl":
+                if args.screen_width < 1 or args.screen_height < 1:
+                    p.error("--screen_width/--screen_height must be >= 1")
+                rows = jsonl_rows(src_path, CoordinateGrid.fixed(args.screen_width, args.screen_height), grid)
+            else:
+                p.error(f"--input_file must be .jsonl or .parquet, got {src_path.name}")
+            n = write_parquet(rows, out / "train.parquet", label=src_path.name)
+            print(f"wrote {out / 'train.parquet'} ({n} rows)")
+    except DataError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
