@@ -38,7 +38,7 @@ def rollout(
     env: Annotated[str, typer.Option(help="Environment: sim-phone.")] = "sim-phone",
     tasks: Annotated[str | None, typer.Option(
         help="A split (sim-phone: train, test_seed, test_family, test) or comma-separated task ids "
-             "[default: the held-out split].")] = None,
+             "(default: the held-out split).")] = None,
     policy: Annotated[PolicyName, typer.Option(
         help="model (--backend/--model), scripted (gold actions as model text), random, or centre (always tap "
              "the screen centre).")] = PolicyName.model,
@@ -48,7 +48,7 @@ def rollout(
         help="core.prompts template: its prompt, answer format and frame (guir1-high: GUI-R1 JSON; "
              "qwen3vl-mobile-use: mobile_use tool calls).")] = "guir1-high",
     level: Annotated[str, typer.Option(help="high: prompt with the goal; low: with each step's instruction.")] = "high",
-    episodes: Annotated[int | None, typer.Option(help="Episodes to run [default: each task once].")] = None,
+    episodes: Annotated[int | None, typer.Option(help="Episodes to run (default: each task once).")] = None,
     max_steps: Annotated[int, typer.Option(help="Turns per episode, invalid answers included.")] = 20,
     max_screenshots: Annotated[int, typer.Option(
         help="Screenshots kept in context (1 = the template's single-image training prompt).")] = 1,
@@ -56,10 +56,10 @@ def rollout(
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write the summary here.")] = None,
     gallery: Annotated[int, typer.Option(help="Episodes drawn step by step in gallery/index.html.")] = 20,
     seed: Annotated[int, typer.Option(help="Env reset seed (repetitions add 1) and random-policy seed.")] = 0,
-    max_pixels: Annotated[int | None, typer.Option(help="smart_resize max pixels [default: 1258291].")] = None,
-    min_pixels: Annotated[int | None, typer.Option(help="smart_resize min pixels [default: 3136].")] = None,
+    max_pixels: Annotated[int | None, typer.Option(help="smart_resize max pixels (default: 1258291).")] = None,
+    min_pixels: Annotated[int | None, typer.Option(help="smart_resize min pixels (default: 3136).")] = None,
     factor: Annotated[int | None, typer.Option(
-        help="Resize factor [default: from the model folder, else the template's].")] = None,
+        help="Resize factor (default: from the model folder, else the template's).")] = None,
     max_new_tokens: Annotated[int, typer.Option(help="New tokens per answer.")] = 512,
     temperature: Annotated[float, typer.Option(help="0 = greedy.")] = 0.0,
     device: Annotated[str | None, typer.Option(help="hf: cpu, cuda, cuda:1 ...")] = None,
