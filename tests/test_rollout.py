@@ -284,6 +284,15 @@ def test_cli_prints_the_summary_and_writes_the_json(buttons_env, policy, tmp_pat
     assert (summary["success_rate"] == 1.0) == (policy == "scripted")
 
 
+def test_resuming_with_other_run_settings_is_refused(buttons_env, tmp_path):
+    assert invoke("--env", "buttons", "--policy", "scripted", "--episodes", "2", "--output", str(tmp_path)).exit_code == 0
+    res = invoke("--env", "buttons", "--policy", "random", "--output", str(tmp_path))
+    assert res.exit_code == 2 and "run with policy='scripted', this run has 'random'" in res.output
+    res = invoke("--env", "buttons", "--policy", "scripted", "--max-steps", "5", "--output", str(tmp_path))
+    assert res.exit_code == 2 and "max_steps=20" in res.output
+    assert len((tmp_path / "episodes.jsonl").read_text().splitlines()) == 2  # nothing written by the refused runs
+
+
 def test_cli_rejects_bad_input_clearly(buttons_env, tmp_path):
     res = invoke("--env", "buttons", "--output", str(tmp_path))
     assert res.exit_code == 2 and "--policy model needs --backend and --model" in res.output

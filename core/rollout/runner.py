@@ -30,6 +30,10 @@ from core.rollout.policies import Policy
 from core.rollout.session import Episode, EpisodeSession
 
 
+#: Run settings that must match an existing ``episodes.jsonl`` to resume it (a resumed summary mixes no runs).
+RUN_KEYS: tuple[str, ...] = ("env", "policy", "backend", "model", "template", "level", "max_steps")
+
+
 @dataclass(frozen=True)
 class EpisodeSpec:
     """One episode to run: its id (unique in the output), the env's task (id or task object) and reset seed."""
@@ -182,7 +186,11 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
     from tqdm import tqdm
 
     path = out / "episodes.jsonl"
-    done, _ = load_done(path)
+    done, first = load_done(path)
+    for key in RUN_KEYS:
+        if first is not None and key in info and first.get(key) != info[key]:
+            raise ValueError(f"{path} holds episodes run with {key}={first.get(key)!r}, this run has "
+                             f"{info[key]!r}; use another output folder")
     todo = [s for s in specs if s.id not in done]
     in_gallery = {s.id for s in specs[:gallery]}
     envs = [make_env() for _ in range(max(1, min(workers, len(todo))))] if todo else []
@@ -242,5 +250,5 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
     return summary
 
 
-__all__ = ["EpisodeSpec", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
+__all__ = ["RUN_KEYS", "EpisodeSpec", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
            "write_episode_gallery"]
