@@ -236,6 +236,20 @@ def test_an_env_crash_fails_that_episode_only(tmp_path):
     assert summary["errors"] == 3 and summary["success_rate"] == 0.25
 
 
+def test_an_env_that_cannot_reset_fails_that_episode_with_the_tasks_family(tmp_path):
+    from types import SimpleNamespace
+
+    class DeadBrowser(ButtonsEnv):
+        def reset(self, seed=None, options=None):
+            raise OSError("chromium died")
+
+    task = SimpleNamespace(id="click-test", family="click", app="web")
+    summary = run_rollouts(DeadBrowser, episode_specs([task]), ScriptedPolicy(), tmp_path, progress=False)
+    row = json.loads((tmp_path / "episodes.jsonl").read_text())
+    assert row["error"] == "OSError: chromium died" and row["family"] == "click" and row["n_steps"] == 0
+    assert summary["errors"] == 1 and summary["per_family"]["click"]["success_rate"] == 0.0
+
+
 def test_workers_give_the_same_episodes_as_one_worker(tmp_path):
     runs = []
     for w in (1, 3):

@@ -208,7 +208,8 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
         bar.set_postfix(success=f"{stats['success']}/{bar.n - stats['ok']}", refresh=False)
 
     def failed(spec: EpisodeSpec, exc: BaseException, partial: Episode | None) -> Episode:
-        ep = partial or Episode(id=spec.id, task_id=task_id(spec.task), family=None, app=None, instruction="",
+        ep = partial or Episode(id=spec.id, task_id=task_id(spec.task), family=getattr(spec.task, "family", None),
+                                app=getattr(spec.task, "app", None), instruction="",
                                 level=opts.get("level", "high"), template=opts.get("template", "guir1-high"),
                                 screen_size=(0, 0))
         ep.error, ep.success = describe(exc), False
