@@ -383,7 +383,9 @@ class Phone:
         keys.append(("DEL", x0 + len(KEY_ROWS[2]) * kw, top + 2 * kh, kw * 3 // 2))
         y = top + 3 * kh
         keys += [(",", kw, y, kw), ("space", 2 * kw, y, 5 * kw), (".", 7 * kw, y, kw), ("Enter", 8 * kw, y, kw * 3 // 2)]
-        return [Widget(f"kb_{ch}", "key", ch, (x, yy, x + ww, yy + kh), on_tap=("key", ch)) for ch, x, yy, ww in keys]
+        panel = Widget("keyboard", "keyboard", "", (0, top - px(6), w, self.screen.height - self.nav_h))
+        return [panel] + [Widget(f"kb_{ch}", "key", ch, (x, yy, x + ww, yy + kh), on_tap=("key", ch))
+                          for ch, x, yy, ww in keys]
 
     def _appbar(self, title: str, back: bool, action: Widget | None = None) -> list[Widget]:
         y1, y2 = self.status_h, self.status_h + self.bar_h
@@ -574,7 +576,8 @@ class Phone:
         px, w = self.screen.px, self.screen.width
         y = self.status_h + px(8)
         s = px(48)
-        out = [Widget("map", "map", "Map", (0, self.status_h, w, self.content_bottom), detail=str(self.content.seed)),
+        out = [Widget("map", "map", "Map", (0, self.status_h, w, self.screen.height - self.nav_h),  # under the keyboard
+                      detail=f"map {self.content.seed % 2}"),
                self._field("maps_query", "Search here", (self.pad, y, w - self.pad - s - px(8), y + px(56))),
                Widget("search", "iconbutton", "Search", (w - self.pad - s, y + px(4), w - self.pad, y + px(52)),
                       enabled=bool(self.fields.get("maps_query")), on_tap=("search",))]

@@ -21,6 +21,8 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 from core.world.device import Screen, Theme
 from core.world.widgets import Widget
 
+#: Roles drawn with the theme's accent colour (their sprites are cached per accent; the others are shared).
+ACCENT_ROLES = frozenset({"button", "card", "fab", "iconbutton", "toggle", "tab", "textfield", "bubble"})
 #: Text sizes in sp (scaled by density and the font scale).
 TEXT_SP = {"body": 16, "small": 13, "title": 22, "key": 18, "display": 40, "label": 12}
 
@@ -63,7 +65,7 @@ class ByteLRU:
             self.used = 0
 
 
-SPRITES = ByteLRU(128 << 20)
+SPRITES = ByteLRU(192 << 20)  # the sprites of about 40 layout seeds' screens at 1080x2400
 FRAMES = ByteLRU(128 << 20)  # 16 frames of 1080x2400: a whole episode stays cached
 
 
@@ -135,8 +137,9 @@ class Renderer:
         colour, trimmed to what differs from that colour (offset (dx, dy) from the box's top-left)."""
         x1, y1, x2, y2 = w.box
         fill = self._fill(w)
-        key = (self._key, w.role, w.text, w.detail, x2 - x1, y2 - y1, w.enabled, w.checked, w.focused, w.selected,
-               fill)
+        colours = self.theme if w.role in ACCENT_ROLES else self.theme.name  # sprites without accent are shared
+        key = (self.screen.density, self.font_scale, colours, w.role, w.text, w.detail, x2 - x1, y2 - y1, w.enabled,
+               w.checked, w.focused, w.selected, fill)
         hit = SPRITES.get(key)
         if hit is not None:
             return hit
@@ -152,12 +155,12 @@ class Renderer:
         return entry
 
     def _fill(self, w: Widget) -> tuple[int, int, int]:
-        """The colour under a widget: the bars' colour, a surface (dialogs, text fields, dialog buttons), or the
-        screen background."""
+        """The colour under a widget: the bars' colour, a surface (dialogs, text fields, dialog buttons, map
+        search results), or the screen background."""
         t = self.theme
-        if w.role in ("statusbar", "navbutton", "key"):
+        if w.role in ("statusbar", "navbutton", "key", "keyboard"):
             return t.bar
-        if w.role in ("dialog", "textfield") or w.id.startswith("dialog_"):
+        if w.role in ("dialog", "textfield") or w.id.startswith(("dialog_", "result_")):  # on a panel or the map
             return t.surface
         return t.background
 
@@ -188,7 +191,7 @@ class Renderer:
         elif role == "icon":
             s = min(width * 0.62, height * 0.58)
             x0, y0 = (width - s) / 2, height * 0.06
-            color = _icon_color(w.detail or w.text, t)
+            color = _icon_color(w.detail or w.text)
             dr.rounded_rectangle((x0, y0, x0 + s, y0 + s), radius=s * 0.28, fill=color)
             dr.text((width / 2, y0 + s / 2), (w.text[:1] or "?").upper(), font=font(int(s * 0.45)),
                     fill=(255, 255, 255), anchor="mm")
@@ -259,6 +262,8 @@ class Renderer:
             dr.text((pad * 1.5, pad * 1.5), w.text, font=font(self.text_px("title")), fill=t.text, anchor="lt")
         elif role == "map":
             _draw_map(dr, width, height, w.detail, t)
+        elif role == "keyboard":
+            pass  # the panel behind the keys: its fill only
         else:  # text
             dr.text((0, cy), _fit(w.text, body, width), font=body, fill=t.text_secondary, anchor="lm")
         return im
@@ -276,11 +281,11 @@ def _background(screen: Screen, fill: tuple[int, int, int], bar: tuple[int, int,
     return arr
 
 
-def _icon_color(name: str, t: Theme) -> tuple[int, int, int]:
+def _icon_color(name: str) -> tuple[int, int, int]:
     import zlib
 
     palette = ((219, 68, 55), (15, 157, 88), (66, 133, 244), (244, 160, 0), (171, 71, 188), (0, 172, 193),
-               (255, 112, 67), (92, 107, 192), t.accent)
+               (255, 112, 67), (92, 107, 192))
     return palette[zlib.crc32(name.encode()) % len(palette)]
 
 

@@ -11,7 +11,7 @@ Box = tuple[int, int, int, int]
 #: ``key`` is an on-screen keyboard key, ``navbutton`` one of Android's Back / Home / Recent buttons.
 ROLES: tuple[str, ...] = (
     "statusbar", "navbutton", "title", "icon", "iconbutton", "button", "fab", "listitem", "toggle", "tab",
-    "textfield", "key", "text", "bubble", "display", "dialog", "map", "card",
+    "textfield", "keyboard", "key", "text", "bubble", "display", "dialog", "map", "card",
 )
 
 
