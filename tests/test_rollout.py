@@ -339,3 +339,9 @@ def test_low_level_prompts_carry_each_steps_instruction():
     assert "command 'Tap green'" in msgs[0]["content"] and "Step 1: Click" in msgs[0]["content"]
     assert msgs[-1]["content"] == "Next: Tap red\nCurrent screenshot: <image>"
     assert [r.instruction for r in session.episode.steps] == ["Tap blue", "Tap green"]
+    wide = EpisodeSession(ButtonsEnv(), "blue-green-red", level="low", max_screenshots=3)
+    wide.act(wide.gold_text())
+    wide.act(wide.gold_text())
+    asks = [m["content"] for m in wide.messages() if m["role"] == "user"]
+    assert "command 'Tap blue'" in asks[0] and asks[1].startswith("Next: Tap green") and asks[2].startswith(
+        "Next: Tap red")

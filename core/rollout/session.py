@@ -173,10 +173,11 @@ class EpisodeSession:
                               if s.action is not None)
         first = self.prompt_step(history_upto=executed_before, instruction=window[0].instruction if window else None)
         msgs = [dict(m) for m in self.template.render(first, self.geometry)]
-        for rec in window:
+        following = [r.instruction for r in window[1:]] + [self.instruction] * bool(window)  # each later screen's
+        for rec, asked in zip(window, following, strict=True):
             msgs.append({"role": "assistant", "content": rec.model_text or ""})
             note = f"That answer was not executed: {rec.invalid}.\n" if rec.invalid else ""
-            task = f"Next: {self.instruction}\n" if self.level == "low" else ""
+            task = f"Next: {asked}\n" if self.level == "low" else ""
             msgs.append({"role": "user", "content": f"{note}{task}Current screenshot: {IMAGE_PLACEHOLDER}"})
         return msgs
 
