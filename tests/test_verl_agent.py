@@ -229,10 +229,16 @@ def conversation(row, output):
     """The whole conversation the loop built: the prompt, each answer, each screenshot it led to."""
     messages = [dict(m) for m in row["raw_prompt"]]
     images = output.multi_modal_data.get("images", [])
-    for i, text in enumerate(output.extra_fields["turn_texts"]):
+    texts = output.extra_fields["turn_texts"]
+    shown = 1
+    for i, text in enumerate(texts):
         messages.append({"role": "assistant", "content": text})
-        if i + 1 < len(images):
+        if i in output.extra_fields["feedback"]:
+            messages.append({"role": "user", "content": output.extra_fields["feedback"][i]})
+        elif i + 1 < len(texts):
             messages.append({"role": "tool", "content": [{"type": "image"}]})
+            shown += 1
+    assert shown == len(images)
     return messages, images
 
 

@@ -14,7 +14,9 @@ Parts, each in [0, 1]:
   0.14 = 140 in the 0-1000 frame) from it; distances are measured in the normalized frame;
 * ``text``: token F1 (:func:`core.text_match.text_f1`) for typed/opened/answered text, direction equality
   for scroll;
-* ``format``: the tool call parses with a ``Thought:`` and no format-breaking leniency;
+* ``format``: the recipe's answer layout, strictly (:func:`strict_format`): ``Thought: ...`` then a line
+  ``Action: ...`` then exactly one ``<tool_call>...</tool_call>`` and nothing after it, the call parsing with no
+  format-breaking leniency;
 * ``completion``: on a last step (ground truth complete/impossible/answer, or ``extra_info["is_last_step"]``)
   the model ended the episode the same way.
 
@@ -46,6 +48,22 @@ from core.rewards.common import RewardInputError, predicted
 KEYS = ("overall", "format", "accuracy", "type", "coord", "text", "completion")
 TERMINAL_ACTIONS = frozenset({"complete", "impossible", "answer"})
 _BREAKING = frozenset({TOL_ARGS_STRING, TOL_BOX_POINT, TOL_KEY_ALIAS, TOL_NO_CLOSE_TAG, TOL_STRING_POINT})
+
+
+def strict_format(completion: str) -> bool:
+    """``Thought: <text>`` first, a later line ``Action: <text>``, then exactly one ``<tool_call>...</tool_call>``
+    ending the answer (surrounding whitespace allowed). Linear-time string checks (model text is untrusted)."""
+    text = completion.strip()
+    if not text.startswith("Thought:") or not text.endswith("</tool_call>"):
+        return False
+    if text.count("<tool_call>") != 1 or text.count("</tool_call>") != 1:
+        return False
+    head = text[:text.index("<tool_call>")]
+    action_at = head.find("\nAction:")
+    if action_at < 0:
+        return False
+    thought, action = head[len("Thought:"):action_at], head[action_at + len("\nAction:"):]
+    return bool(thought.strip()) and bool(action.strip()) and head.endswith("\n")
 
 
 @dataclass(frozen=True)
@@ -81,7 +99,7 @@ def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | No
             pred = predicted(res.action, extra, Frame.GRID1000)
         except ValueError:
             pred = None
-        if pred is not None and res.thought is not None and not _BREAKING.intersection(res.tolerances):
+        if pred is not None and strict_format(completion) and not _BREAKING.intersection(res.tolerances):
             parts["format"] = 1.0
     if pred is not None:
         m = match(pred, gold, radius=coord_radius)
@@ -110,4 +128,4 @@ def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | No
     return parts
 
 
-__all__ = ["KEYS", "DenseWeights", "gui_agent_score"]
+__all__ = ["KEYS", "DenseWeights", "gui_agent_score", "strict_format"]

@@ -103,6 +103,7 @@ class _Episode:
     turn_texts: list[str]
     turns: list[TurnScore]
     metrics: dict[str, Any]
+    feedback: dict[int, str]
     ended_by: str = ""
     last_text: str = ""
 
@@ -124,7 +125,8 @@ class GUIAgentLoop(AgentLoopBase):
         extra_info = dict(kwargs.get("extra_info") or {})
         mm = await self.process_multi_modal_info(messages)
         ep = _Episode(messages=messages, images=list(mm.get("images") or []), instance_id="",
-                      request_id=uuid4().hex, prompt_ids=[], response_mask=[], turn_texts=[], turns=[], metrics={})
+                      request_id=uuid4().hex, prompt_ids=[], response_mask=[], turn_texts=[], turns=[], metrics={},
+                      feedback={})
         error = None
         try:
             ep.instance_id, _ = await self.tool.create(
@@ -205,6 +207,7 @@ class GUIAgentLoop(AgentLoopBase):
             new_message = {"role": "user", "content": (
                 f"Your answer was not executed: {invalid}. Answer with a Thought: line, an Action: line and "
                 f"exactly one <tool_call> to {TOOL_NAME}.")}
+            ep.feedback[len(ep.turn_texts) - 1] = new_message["content"]
         previous = list(ep.messages)
         ep.messages.append(new_message)
         merge, mask, _ = await self.ct_merge_context_msg(previous, ep.messages, ep.prompt_ids, ep.response_mask,
@@ -247,7 +250,8 @@ class GUIAgentLoop(AgentLoopBase):
             reward_score=reward,
             num_turns=len(ep.messages),
             metrics=AgentLoopMetrics(**{k: v for k, v in ep.metrics.items() if k in AgentLoopMetrics.model_fields}),
-            extra_fields={"reward_extra_info": parts, "turn_texts": ep.turn_texts, "ended_by": ep.ended_by,
+            extra_fields={"reward_extra_info": parts, "turn_texts": ep.turn_texts, "feedback": ep.feedback,
+                          "ended_by": ep.ended_by,
                           "episode": episode_row, "error": error},
         )
 

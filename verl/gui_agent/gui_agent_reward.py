@@ -75,4 +75,4 @@ def episode_reward(turns: Sequence[TurnScore], success: bool, *, aggregation: st
     return dense + bonus, parts
 
 
-__all__ = ["AGGREGATIONS", "TurnScore", "episode_reward", "gold_ground_truth", "score_turn"]
+__all__ = ["AGGREGATIONS", "KEYS", "TurnScore", "episode_reward", "gold_ground_truth", "score_turn"]

@@ -1,0 +1,98 @@
+"""The GUI-agent recipe's reward: the strict answer format, per-turn parts on the tool's grid (gold scores the
+maximum, each single perturbation lowers exactly its part) and the episode aggregation knob."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.actions import Action
+from core.rewards.gui_agent import gui_agent_score, strict_format
+
+ROOT = Path(__file__).resolve().parents[1]
+pytest.importorskip("gymnasium")
+pytest.importorskip("verl")
+sys.path.insert(0, str(ROOT / "verl" / "gui_agent"))
+
+import gui_agent_reward as gar  # noqa: E402
+import mobile_use_tool as mut  # noqa: E402
+
+pytestmark = pytest.mark.rl_env
+
+CALL = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [500, 300]}}\n</tool_call>'
+GOOD = f"Thought: the search icon opens search.\nAction: Click the search icon.\n{CALL}"
+
+
+@pytest.mark.parametrize("text, ok", [
+    (GOOD, True),
+    (GOOD + "\n", True),
+    (f"Thought: a\nsecond line of thought\nAction: b\n{CALL}", True),
+    (f"Sure! Thought: a\nAction: b\n{CALL}", False),  # text before Thought
+    (f"Action: b\nThought: a\n{CALL}", False),  # wrong order
+    (f"Thought: a\n{CALL}", False),  # no Action line
+    (f"Thought: \nAction: b\n{CALL}", False),  # empty thought
+    (f"Thought: a\nAction: b\n{CALL}\n{CALL}", False),  # two calls
+    (f"{GOOD}\nThanks!", False),  # trailing junk
+    (f"Thought: a\nAction: b {CALL}", False),  # call not on its own line
+    (CALL, False),
+])
+def test_strict_format(text: str, ok: bool) -> None:
+    assert strict_format(text) is ok
+    gt = {"action": "click", "gt_bbox": [450, 250, 550, 350]}
+    assert gui_agent_score(text, gt, {"frame": "grid1000"})["format"] == float(ok)
+
+
+def test_strict_format_is_linear_on_hostile_input() -> None:
+    hostile = "Thought: " + "\nAction: " * 100_000 + "<tool_call>" * 10_000
+    start = time.perf_counter()
+    assert strict_format(hostile) is False
+    assert time.perf_counter() - start < 0.05
+
+
+SCREEN = (1080, 2400)
+
+
+def answer(args: dict, thought: str = "Thought: t\nAction: a\n") -> str:
+    return thought + mut.tool_call_text(args)
+
+
+@pytest.mark.parametrize("grid", ["grid999", "grid1000", "pixels"])
+def test_gold_scores_the_maximum_and_each_perturbation_lowers_only_its_part(grid: str) -> None:
+    g = mut.CoordinateGrid(grid)
+    box = [100.0, 500.0, 300.0, 600.0]
+    click = Action(type="click", point=(200.0, 550.0))
+    centre = g.from_screen((200, 550), SCREEN)
+    gold = gar.score_turn(answer({"action": "click", "coordinate": centre}), click, box, g, SCREEN).parts
+    assert gold["overall"] == 1.0 and gold["accuracy"] == 1.0
+    perturbed = {
+        "coord": answer({"action": "click", "coordinate": g.from_screen((200, 700), SCREEN)}),
+        "type": answer({"action": "long_press", "coordinate": centre}),
+        "format": answer({"action": "click", "coordinate": centre}, thought=""),
+    }
+    for part, text in perturbed.items():
+        parts = gar.score_turn(text, click, box, g, SCREEN).parts
+        lowered = {k for k in ("type", "coord", "format") if parts[k] < gold[k]}
+        expected = {"type", "coord"} if part == "type" else {part}  # a wrong type earns no coordinate credit
+        assert lowered == expected, (part, parts)
+        assert parts["overall"] < 1.0
+    typed = Action(type="type", text="hello world")
+    assert gar.score_turn(answer({"action": "type", "text": "hello world"}), typed, None, g, SCREEN).parts["text"] == 1
+    half = gar.score_turn(answer({"action": "type", "text": "hello"}), typed, None, g, SCREEN).parts
+    assert 0 < half["text"] < 1 and half["type"] == 1 and half["format"] == 1
+    assert gar.score_turn(GOOD, None, None, g, SCREEN) == gar.TurnScore(dict.fromkeys(half, 0.0), gold=False)
+
+
+def test_episode_aggregation_knob_and_logged_parts() -> None:
+    t = [gar.TurnScore({**dict.fromkeys(gar.KEYS, 0.0), "overall": v}, gold=True) for v in (1.0, 0.5, 0.0)]
+    mean, parts = gar.episode_reward(t, True)
+    assert mean == pytest.approx(0.5 + 1.0) and parts["gui_agent/completion_bonus"] == 1.0
+    last, _ = gar.episode_reward(t, False, aggregation="last")
+    assert last == 0.0
+    bonus, _ = gar.episode_reward(t, True, aggregation="last", completion_bonus=0.5)
+    assert bonus == 0.5
+    assert set(parts) >= {f"gui_agent/{k}" for k in gar.KEYS} | {"gui_agent/success", "gui_agent/turns"}
+    with pytest.raises(ValueError, match="aggregation"):
+        gar.episode_reward(t, True, aggregation="max")
