@@ -104,3 +104,33 @@ def test_make_bench_eval_prints_as_it_goes():
     lines = r.stdout.splitlines()
     assert lines[0] == "navigation: writing 300 + 30 prediction rows ..."
     assert sum("rows/s" in line for line in lines) == 4
+
+
+@pytest.mark.skipif(subprocess.run(["sh", "-c", "nvidia-smi -L"], capture_output=True, check=False).returncode == 0,
+                    reason="a GPU machine: make setup-gpu would install")
+def test_setup_gpu_refuses_without_a_gpu_and_names_the_check():
+    r = make("setup-gpu")
+    assert r.returncode == 2 and "needs an NVIDIA GPU" in r.stdout and "make setup-gpu-check" in r.stdout
+
+
+def test_gpu_pins_agree_with_each_other():
+    """requirements/gpu-rl.txt: vLLM's torch is the one make_env.sh accepts; pyproject's [gpu] extra pins the same."""
+    pins = dict(line.split("==") for line in (REPO / "requirements" / "gpu-rl.txt").read_text().splitlines()
+                if line and not line.startswith("#"))
+    assert pins["vllm"] == "0.31.0" and pins["torch"] == "2.13.0"
+    assert f'"{pins["torch"]}"' in (REPO / "scripts" / "make_env.sh").read_text()
+    extra = (REPO / "pyproject.toml").read_text()
+    assert f'gpu = ["vllm=={pins["vllm"]}", "deepspeed=={pins["deepspeed"]}"]' in extra
+
+
+def test_one_data_root_for_download_data_and_infer(tmp_path):
+    """make data-download writes, make data reads and make infer predicts from the same folder (GUIR1_DIR)."""
+    root = tmp_path / "gui-r1"
+    dl = make("data-download", f"GUIR1_DIR={root}", "HFD_ARGS=--dry-run")
+    assert f"--local-dir {root}" in dl.stdout
+    data = make("data", f"GUIR1_DIR={root}")
+    assert data.returncode != 0 and f"no {root}/train.parquet: run make data-download" in data.stdout
+    infer = make("infer", "MODEL_PATH=ckpt", f"GUIR1_DIR={root}")
+    assert infer.returncode != 0 and f"DATA_DIR '{root}' does not exist (make data-download" in infer.stderr
+    dry = make("-n", "infer", "MODEL_PATH=ckpt")
+    assert 'DATA_DIR="Data/GUI-R1-3K"' in dry.stdout

@@ -23,8 +23,8 @@ from core.inference.requests import InferenceRequest, hf_messages
 #: ``create_engine(engine_args, sampling_args) -> generate(inputs) -> texts``
 EngineFactory = Callable[[dict[str, Any], dict[str, Any]], Callable[[list[dict[str, Any]]], list[str]]]
 
-VLLM_MISSING = ("the vllm backend needs the 'vllm' package (a CUDA machine: pip install vllm, or "
-                "pip install 'gui-agent[gpu]'); use --backend hf for CPU / one GPU")
+VLLM_MISSING = ("the vllm backend needs the 'vllm' package (a CUDA machine: make setup-gpu); use --backend hf "
+                "for CPU / one GPU")
 RAY_MISSING = "data parallel vLLM (--data-parallel-size > 1) needs the 'ray' package (pip install ray)"
 
 
