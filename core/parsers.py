@@ -11,6 +11,9 @@ Coordinates in a :class:`ParsedAction` are the numbers exactly as the model wrot
 resized pixels for Qwen2.5-VL / GUI-R1, 0-1000 for Qwen3-VL, fractions for Aguvis);
 :meth:`ParsedAction.to_action` converts them to ORIGINAL pixels.
 
+This module is long (over 500 lines) on purpose: the four format parsers share one bounded literal reader and one
+set of named tolerances, and keeping them together keeps every untrusted-input path auditable in one file.
+
 ``strict=True`` accepts only the canonical form of each format; any leniency the parser needed is listed in
 ``ParseResult.tolerances`` and, in strict mode, turns the result into a failure naming it.
 """

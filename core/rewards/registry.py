@@ -7,7 +7,8 @@ number per sample uses (``overall`` for full rewards, ``format`` / ``accuracy`` 
 Options (all optional): ``mode`` ('default' | 'guir1', r1gui only), ``format_weight``,
 ``accuracy_weight``, ``gate_format`` (format counts only when accuracy > 0), ``point_radius`` (r1gui,
 2-number ground truths), ``weights`` (dict for gui_agent), ``coord_radius`` (gui_agent), ``strict``,
-``type_weight``, ``screen_radius`` (aitw).
+``type_weight``, ``screen_radius`` (aitw). Radii are fractions of the screen (default
+:data:`core.matching.POINT_RADIUS`, 0.14).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.rewards import aitw, gui_agent, r1gui, r1v
+from core.matching import POINT_RADIUS
 from core.rewards.common import Knobs
 
 
@@ -47,7 +49,7 @@ def _r1gui(completion: str, ground_truth: Any, extra_info: Mapping | None = None
 
 
 def _gui_agent(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
-               weights: Mapping[str, float] | None = None, coord_radius: float = 0.14) -> dict[str, float]:
+               weights: Mapping[str, float] | None = None, coord_radius: float = POINT_RADIUS) -> dict[str, float]:
     w = gui_agent.DenseWeights(**{k: float(v) for k, v in (weights or {}).items()})
     return gui_agent.gui_agent_score(completion, ground_truth, extra_info, weights=w, coord_radius=coord_radius)
 

@@ -7,13 +7,16 @@ template's coordinate frame. Images live in :mod:`core.data.export.images`, outp
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from core.data.export.driver import Skip
+from core.data.export.driver import Skip, guarded, run_export
 from core.data.export.images import ImageStore, resize_image
+from core.data.export.sinks import JsonlSink
+from core.data.summary import ConversionSummary
 from core.geometry import Frame, ImageGeometry
 from core.prompts import IMAGE_PLACEHOLDER, PromptTemplate, TemplateError, default_template_for, get_template
 from core.records import GoldRecord, from_step
@@ -173,12 +176,20 @@ def prepare(step: Step, options: ExportOptions, *, default_template: str | None 
 
 
 
-def prepare_stored(step: Step, options: ExportOptions, store: ImageStore) -> tuple[Sample, Path] | Skip:
-    """:func:`prepare`, then the screenshot written to ``store`` (resized when ``options`` ask for it)."""
-    sample = prepare(step, options)
-    if isinstance(sample, Skip):
-        return sample
-    return sample, store.put(sample.image, sample.geometry, resize=options.resizes)
+def export_jsonl_with_images(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,
+                             summary: ConversionSummary, kind: str, row: Callable[[Sample, Path], dict]) -> Path:
+    """Stream ``steps`` into ``<output_dir>/<name>.jsonl`` with every screenshot stored under
+    ``<output_dir>/images/`` (resized when ``options`` ask); ``row(sample, image_path)`` makes each line."""
+    store = ImageStore(Path(output_dir) / "images")
+
+    def build(item: tuple[int, Step]) -> dict | Skip:
+        sample = prepare(item[1], options)
+        if isinstance(sample, Skip):
+            return sample
+        return row(sample, store.put(sample.image, sample.geometry, resize=options.resizes))
+
+    return run_export(steps, guarded(build), JsonlSink(Path(output_dir) / f"{options.name}.jsonl"), options=options,
+                      summary=summary, desc=f"{kind} {options.name}")
 
 def relative_or_absolute(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when it lies under it, else absolute (POSIX separators)."""
@@ -195,7 +206,7 @@ __all__ = [
     "Skip",
     "count_placeholders",
     "prepare",
-    "prepare_stored",
+    "export_jsonl_with_images",
     "relative_or_absolute",
     "resolve_template",
     "step_index",

@@ -13,10 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from core.data.export.common import ExportOptions, prepare_stored, relative_or_absolute
-from core.data.export.driver import Skip, guarded, run_export
-from core.data.export.images import ImageStore
-from core.data.export.sinks import JsonlSink
+from core.data.export.common import ExportOptions, Sample, export_jsonl_with_images, relative_or_absolute
 from core.data.summary import ConversionSummary
 from core.io import atomic_write_json, output_lock
 from core.schema import Step
@@ -58,22 +55,14 @@ def export_llamafactory(steps: Iterable[Step], output_dir: Path, *, options: Exp
                         summary: ConversionSummary) -> Path:
     """Write ``<output_dir>/<name>.jsonl`` + ``<output_dir>/images/`` and register ``name`` in dataset_info.json."""
     output_dir = Path(output_dir)
-    out = output_dir / f"{options.name}.jsonl"
     info_path = dataset_info_path(output_dir, options)
     base = info_path.parent
-    store = ImageStore(output_dir / "images")
 
-    def build(item: tuple[int, Step]) -> dict | Skip:
-        prepared = prepare_stored(item[1], options, store)
-        if isinstance(prepared, Skip):
-            return prepared
-        sample, path = prepared
-        return {
-            "messages": [*sample.messages, {"role": "assistant", "content": sample.answer}],
-            "images": [relative_or_absolute(path, base)],
-        }
+    def row(sample: Sample, image: Path) -> dict:
+        return {"messages": [*sample.messages, {"role": "assistant", "content": sample.answer}],
+                "images": [relative_or_absolute(image, base)]}
 
-    path = run_export(steps, guarded(build), JsonlSink(out), options=options, summary=summary,
-                      desc=f"llamafactory {options.name}")
+    path = export_jsonl_with_images(steps, output_dir, options=options, summary=summary, kind="llamafactory",
+                                    row=row)
     update_dataset_info(info_path, options.name, dataset_info_entry(relative_or_absolute(path, base)))
     return path

@@ -14,10 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.data.export.common import ExportOptions, Sample, prepare_stored
-from core.data.export.driver import Skip, guarded, run_export
-from core.data.export.images import ImageStore
-from core.data.export.sinks import JsonlSink
+from core.data.export.common import ExportOptions, Sample, export_jsonl_with_images
 from core.data.summary import ConversionSummary
 from core.schema import Step
 
@@ -31,19 +28,8 @@ def reward_columns(sample: Sample) -> dict:
 def export_swift(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,
                  summary: ConversionSummary) -> Path:
     """Write ``<output_dir>/<name>.jsonl`` for ms-swift (``--dataset <that file>``); returns its path."""
-    output_dir = Path(output_dir)
-    store = ImageStore(output_dir / "images")
+    def row(sample: Sample, image: Path) -> dict:
+        return {"messages": [*sample.messages, {"role": "assistant", "content": sample.answer}],
+                "images": [str(image.resolve())], **reward_columns(sample)}
 
-    def build(item: tuple[int, Step]) -> dict | Skip:
-        prepared = prepare_stored(item[1], options, store)
-        if isinstance(prepared, Skip):
-            return prepared
-        sample, path = prepared
-        return {
-            "messages": [*sample.messages, {"role": "assistant", "content": sample.answer}],
-            "images": [str(path.resolve())],
-            **reward_columns(sample),
-        }
-
-    return run_export(steps, guarded(build), JsonlSink(output_dir / f"{options.name}.jsonl"), options=options,
-                      summary=summary, desc=f"swift {options.name}")
+    return export_jsonl_with_images(steps, output_dir, options=options, summary=summary, kind="swift", row=row)

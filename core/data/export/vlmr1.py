@@ -17,10 +17,13 @@ import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from core.data.export.common import IMAGE_PLACEHOLDER, ExportOptions, prepare_stored, relative_or_absolute
-from core.data.export.driver import Skip, guarded, run_export
-from core.data.export.images import ImageStore
-from core.data.export.sinks import JsonlSink
+from core.data.export.common import (
+    IMAGE_PLACEHOLDER,
+    ExportOptions,
+    Sample,
+    export_jsonl_with_images,
+    relative_or_absolute,
+)
 from core.data.export.swift import reward_columns
 from core.data.summary import ConversionSummary
 from core.io import atomic_path
@@ -92,21 +95,13 @@ def export_vlmr1(steps: Iterable[Step], output_dir: Path, *, options: ExportOpti
         raise ValueError("--to vlmr1 also writes a Hugging Face datasets copy and needs the 'datasets' package "
                          "(in the rl environment): run .venvs/rl/bin/gui-agent data convert ...")
     output_dir = Path(output_dir)
-    store = ImageStore(output_dir / "images")
 
-    def build(item: tuple[int, Step]) -> dict | Skip:
-        prepared = prepare_stored(item[1], options, store)
-        if isinstance(prepared, Skip):
-            return prepared
-        sample, path = prepared
-        return {
-            "image": relative_or_absolute(path, output_dir),
-            "conversations": [{"from": "human", "value": _human_turn(sample.messages)},
-                              {"from": "gpt", "value": sample.answer}],
-            **reward_columns(sample),
-        }
+    def row(sample: Sample, image: Path) -> dict:
+        return {"image": relative_or_absolute(image, output_dir),
+                "conversations": [{"from": "human", "value": _human_turn(sample.messages)},
+                                  {"from": "gpt", "value": sample.answer}],
+                **reward_columns(sample)}
 
-    jsonl = run_export(steps, guarded(build), JsonlSink(output_dir / f"{options.name}.jsonl"), options=options,
-                       summary=summary, desc=f"vlmr1 {options.name}")
+    jsonl = export_jsonl_with_images(steps, output_dir, options=options, summary=summary, kind="vlmr1", row=row)
     write_hf_dataset(jsonl, output_dir, output_dir / f"{options.name}.hf")
     return jsonl
