@@ -284,6 +284,26 @@ def test_hostile_actions_never_crash(actions, task_id):
         assert g is None or all(math.isfinite(v) for v in (g.point or (0.0, 0.0)))
 
 
+@pytest.mark.parametrize("task_id", ["maps_search-3", "send_message-13", "set_alarm-1"])
+def test_hostile_text_in_focused_fields_is_typed_drawn_and_submitted(task_id):
+    """Newlines, control characters, emoji and 5,000-character strings go into the focused field (capped), are
+    drawn, and submitting them (Send, Search, OK, Enter) never crashes."""
+    env = world.SimPhoneEnv()
+    _, info = env.reset(options={"task": task_id})
+    while env.phone.focus is None:
+        _, _, _, _, info = env.step(info["gold_action"])
+    for text in ("a\nb", "\x00\x07\r\t", "\U0001f600" * 50, "x" * 5000):
+        obs, _, _, _, info = env.step(Action(type="type", text=text))
+        assert info["ignored"] is None and obs.shape[2] == 3
+    assert len(env.phone.fields[env.phone.focus]) == 200  # MAX_FIELD
+    submit = next(w for w in env.phone.widgets() if w.id in ("send", "dialog_ok", "search"))
+    _, _, _, _, info = env.step(Action(type="click", point=submit.center))
+    assert (info["ignored"] is None) == submit.enabled  # OK stays disabled: the text is not a time
+    env.step(Action(type="press_enter"))
+    for w in env.phone.widgets():  # whatever screen this is, every widget draws
+        assert env.renderer.sprite(w)[0].dtype == np.uint8
+
+
 def test_gymnasium_registration_and_checker():
     env = gymnasium.make(world.ENV_ID)  # wraps with gymnasium's passive env checker and order enforcing
     obs, info = env.reset(seed=3, options={"task": "open_note-2"})
