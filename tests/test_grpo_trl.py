@@ -202,3 +202,35 @@ def test_make_grpo_trl_trains_two_steps_on_cpu_and_logs_tensorboard_scalars(expo
     model = AutoModelForImageTextToText.from_pretrained(out)
     assert model.config.model_type == "qwen2_5_vl"
     assert AutoProcessor.from_pretrained(out).image_processor.size["longest_edge"] == TINY_MAX_PIXELS
+
+
+def _run_script(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """``VLM-R1/run_scripts/run_grpo_gui.sh`` with a stand-in ``$PYTHON`` that records its argv."""
+    shim = tmp_path / "python"
+    shim.write_text(f"#!{sys.executable}\nimport json, sys\njson.dump(sys.argv[1:], open({str(tmp_path / 'argv.json')!r}, 'w'))\n")
+    shim.chmod(0o755)
+    return subprocess.run(["bash", str(REPO / "VLM-R1" / "run_scripts" / "run_grpo_gui.sh"), "--max_steps", "3"],
+                          env={**os.environ, "PYTHON": str(shim), **env}, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_run_grpo_gui_script_launches_grpo_py_with_the_recipe(tmp_path):
+    proc = _run_script(tmp_path, NPROC_PER_NODE="8", TUNER="lora", DEEPSPEED="configs/deepspeed/ds_z3_offload_config.json",
+                       model_path="/models/qwen", data_paths="a.hf:b.hf")
+    assert proc.returncode == 0, proc.stderr
+    argv = json.loads((tmp_path / "argv.json").read_text())
+    assert argv[:4] == ["-m", "torch.distributed.run", "--nproc_per_node", "8"] and argv[4] == "VLM-R1/grpo.py"
+    flags = " ".join(argv[5:])
+    assert "--config recipes/qwen2_5_vl_3b/grpo/config_guir1_trl.yaml --model_name_or_path /models/qwen" in flags
+    assert "--dataset a.hf:b.hf" in flags and "--lora_r 64 --lora_alpha 128" in flags
+    assert "--deepspeed configs/deepspeed/ds_z3_offload_config.json" in flags and flags.endswith("--max_steps 3")
+
+    proc = _run_script(tmp_path, NPROC_PER_NODE="0")
+    argv = json.loads((tmp_path / "argv.json").read_text())
+    assert proc.returncode == 0 and "no CUDA GPU found" in proc.stdout and argv[0] == "VLM-R1/grpo.py"
+    assert "--bf16 false --use_cpu true --use_vllm false --dataloader_num_workers 0 --max_steps 3" in " ".join(argv)
+
+    proc = _run_script(tmp_path, image_folders="/data/images")
+    assert proc.returncode == 2 and "image_folders" in proc.stderr
+    proc = _run_script(tmp_path, TUNER="qlora")
+    assert proc.returncode == 2 and "TUNER must be full or lora" in proc.stderr
