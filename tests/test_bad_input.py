@@ -457,3 +457,22 @@ def test_eval_with_lone_surrogates_in_model_text_writes_every_report(tmp_path):
     for path in (out / "r.json", out / "r.md", out / "g" / "index.html", out / "g" / "img" / "00000.png"):
         assert path.stat().st_mode & 0o777 == 0o644, path
     assert not [p for p in out.rglob(".*")]  # no temp file left
+
+
+@pytest.mark.parametrize("benchmark", ["screenspot", "androidcontrol_high"])
+def test_guir1_eval_on_overflowing_pred_coord(tmp_path, benchmark):
+    """``pred_coord`` [1e308, -1e308] or [10**400, 5] is a miss in GUI-R1's mode, and eval-report still writes."""
+    rows = [{"id": f"r{i}", "instruction": "tap", "history": "None", "gt_action": "click", "gt_bbox": [0, 0, 10, 10],
+             "gt_input_text": "no input text", "group": "mobile", "ui_type": "text", "image_size": [100, 100],
+             "pred": "x", "pred_action": "click", "pred_coord": pc, "pred_input_text": "no input text"}
+            for i, pc in enumerate([[1e308, -1e308], [10**400, 5], [5, 5]])]
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    (preds / f"{benchmark}_test.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = subprocess.run([sys.executable, "-m", "core", "eval-report", "--pred-dir", preds, "--out", tmp_path / "rep",
+                        "--mode", "guir1", "--no-plots"], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                       check=False)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    result = json.loads((tmp_path / "rep" / "report.json").read_text())["results"][benchmark]
+    counts = result["counts"] if benchmark == "screenspot" else result["counts"]["gr"]
+    assert result["n_rows"] == 3 and (counts["hits"], counts["n"]) == (1, 3)  # only [5, 5] hits

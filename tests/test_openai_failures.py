@@ -222,3 +222,34 @@ def test_infer_pixel_limit_is_a_flag(server, tmp_path):
     assert r.returncode == 1 and "error: 4 rows failed" in r.stderr, r.stderr
     rows = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
     assert [row["error"] for row in rows] == ["image too large"] * 4
+
+
+def test_two_infer_runs_on_one_output_and_lone_surrogates(server, tmp_path):
+    """A second writer of a prediction file fails at once (one line, exit 2); model text with a lone surrogate is
+    stored losslessly, never stopping the run; eval then scores each id once and refuses duplicates."""
+    from core.eval.io import PredictionFileError, iter_records
+    from core.inference.bench import iter_benchmark
+    from core.inference.runner import run_inference
+    from core.io import output_lock
+
+    steps = list(READERS["aitw"](DATA / "aitz", summary=ConversionSummary()))
+    bench = tmp_path / "androidcontrol_high_test.parquet"
+    write_guir1_benchmark(steps, bench)
+    url, scripts = server
+    out = tmp_path / "pred.jsonl"
+    with output_lock(out):
+        r = infer_cli("--backend", "openai", "--model", url, "--input", bench, "--output", out)
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert r.returncode == 2 and len(errors) == 1 and "being written by another run" in errors[0], r.stderr
+    assert not out.exists()
+    scripts[0] = Script(chat=[(200, {"choices": [{"message": {"content": "<answer>\ud800</answer>"}}]}, 0.0)])
+    backend = OpenAIBackend(url, retries=0)
+    summary = run_inference(iter_benchmark(bench), backend, out, progress=False)
+    backend.close()
+    assert (summary.written, summary.failed) == (4, 0)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [row["pred"] for row in rows] == ["<answer>\ud800</answer>"] * 4  # read back exactly
+    assert len(list(iter_records(out))) == 4
+    out.write_text(out.read_text() + out.read_text().splitlines()[0] + "\n")  # a second run appended a row
+    with pytest.raises(PredictionFileError, match=r"pred.jsonl:5: field 'id': duplicate id .* \(first at .*:1\)"):
+        list(iter_records(out))

@@ -34,7 +34,7 @@ class Record:
 
 
 def _first_char(path: Path) -> str:
-    with path.open("r", encoding="utf-8") as f:
+    with path.open("r", encoding="utf-8", errors="replace") as f:
         while True:
             chunk = f.read(4096)
             if not chunk:
@@ -45,7 +45,21 @@ def _first_char(path: Path) -> str:
 
 
 def iter_records(paths: str | Path | Iterable[str | Path]) -> Iterator[Record]:
-    """Yield every row of one or more prediction files, in order, with its ``file:line`` location."""
+    """Yield every row of one or more prediction files, in order, with its ``file:line`` location. A row of
+    ``gui-agent infer`` (it has ``backend``; its ``id`` names one benchmark row) whose ``id`` was seen before (two
+    runs appended to one file, or the same rows in two files) is an error: it would be scored twice. GUI-R1's own
+    files are not checked: their ``id`` is the screenshot's file name, shared by several instructions."""
+    first_seen: dict[str, str] = {}
+    for rec in _iter_rows(paths):
+        rid = rec.row.get("id")
+        if isinstance(rid, str) and "backend" in rec.row:
+            if rid in first_seen:
+                raise PredictionFileError(rec.where, "id", f"duplicate id {rid!r:.120} (first at {first_seen[rid]})")
+            first_seen[rid] = rec.where
+        yield rec
+
+
+def _iter_rows(paths: str | Path | Iterable[str | Path]) -> Iterator[Record]:
     if isinstance(paths, (str, Path)):
         paths = [paths]
     for p in paths:
@@ -55,20 +69,22 @@ def iter_records(paths: str | Path | Iterable[str | Path]) -> Iterator[Record]:
         if _first_char(path) == "[":
             try:
                 rows = json.loads(path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as e:
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
                 raise PredictionFileError(str(path), None, f"invalid JSON array: {e}") from None
             for i, row in enumerate(rows):
                 if not isinstance(row, dict):
                     raise PredictionFileError(f"{path}[{i}]", None, "row is not a JSON object")
                 yield Record(f"{path}[{i}]", row)
             continue
-        with path.open("r", encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
+        with path.open("rb") as f:
+            for lineno, raw in enumerate(f, 1):
+                if not raw.strip():
                     continue
                 where = f"{path}:{lineno}"
                 try:
-                    row = json.loads(line)
+                    row = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as e:
+                    raise PredictionFileError(where, None, f"not UTF-8 (byte {e.start + 1})") from None
                 except json.JSONDecodeError as e:
                     raise PredictionFileError(where, None, f"invalid JSON: {e.msg} (column {e.colno})") from None
                 if not isinstance(row, dict):
@@ -88,7 +104,13 @@ def gold_str(rec: Record, field: str, default: str | None = None) -> str:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    """A finite int or float (an int too large for a float, such as ``10**400``, is not)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 def gold_numbers(rec: Record, field: str, lengths: tuple[int, ...]) -> tuple[float, ...]:

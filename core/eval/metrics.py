@@ -195,7 +195,10 @@ def _guir1_point_hit(rec: Record, warn: Warnings) -> tuple[bool, tuple[float, fl
         warn.add("pred_coord missing or not two numbers: the reference crashes here; counted as a miss", rec.where)
         return False, None, gt
     px, py = point
-    return ((gt[0] - px) / w) ** 2 + ((gt[1] - py) / h) ** 2 < POINT_RADIUS ** 2, point, gt
+    try:  # GUI-R1's squared-distance test, kept bit for bit; a point ~1e154 screens away overflows: a miss
+        return ((gt[0] - px) / w) ** 2 + ((gt[1] - py) / h) ** 2 < POINT_RADIUS ** 2, point, gt
+    except OverflowError:
+        return False, point, gt
 
 
 def _score_navigation_guir1(records: Iterable[Record], fails: Failures) -> dict[str, Any]:

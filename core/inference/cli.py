@@ -69,6 +69,7 @@ def infer(
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
+    from core.io import OutputLockedError
 
     if limit is not None and limit < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
@@ -124,7 +125,7 @@ def infer(
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
                                         limit=limit, total=job.total, retry_failed=retry_failed)
-            except ValueError as e:
+            except (ValueError, OutputLockedError) as e:
                 typer.echo(f"error: {job.input}: {e}", err=True)
                 raise typer.Exit(2) from None
             typer.echo(summary.render())

@@ -30,7 +30,7 @@ from core.actions import NO_INPUT_TEXT, Action
 from core.geometry import Frame, ImageGeometry
 from core.inference.backends import Backend, Generation
 from core.inference.requests import DEFAULT_POLICY, InferenceRequest, ResizePolicy, build_request
-from core.io import atomic_write_text
+from core.io import atomic_write_bytes, output_lock
 from core.records import from_step
 from core.schema import Step
 
@@ -143,6 +143,12 @@ def _dumps(row: dict[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False, allow_nan=False, default=str)
 
 
+def _encode(text: str) -> bytes:
+    """UTF-8 of JSON text; a lone surrogate from model text (``\\ud800``) becomes its JSON escape, so the row is
+    stored losslessly instead of stopping the run."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def load_done(path: str | Path, *, retry_failed: bool = False) -> tuple[set[str], dict[str, Any] | None]:
     """Ids already in the prediction file ``path`` and its first row (None when empty or absent).
 
@@ -180,7 +186,7 @@ def load_done(path: str | Path, *, retry_failed: bool = False) -> tuple[set[str]
         done.add(row["id"])
         kept.append(line)
     if dropped:
-        atomic_write_text(path, "".join(kept))
+        atomic_write_bytes(path, _encode("".join(kept)))
     return done, first
 
 
@@ -195,7 +201,7 @@ class PredictionWriter:
     def write_rows(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
-        data = "".join(_dumps(r) + "\n" for r in rows).encode("utf-8")
+        data = _encode("".join(_dumps(r) + "\n" for r in rows))
         view = memoryview(data)
         while view:
             n = os.write(self._fd, view)
@@ -270,9 +276,17 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
     ``template``: a ``core.prompts`` name, or None for each step's training template. ``total``: number of
     input rows, for the progress bar. Rows are written in input order.
     """
+    output = Path(output)
+    with output_lock(output):  # one writer per prediction file: a second run fails at once
+        return _run_locked(items, backend, output, template=template, policy=policy, limit=limit, total=total,
+                           retry_failed=retry_failed, progress=progress)
+
+
+def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output: Path, *, template: str | None,
+                policy: ResizePolicy, limit: int | None, total: int | None, retry_failed: bool,
+                progress: bool) -> RunSummary:
     from tqdm import tqdm
 
-    output = Path(output)
     done, first = load_done(output, retry_failed=retry_failed)
     _check_compatible(first, policy, template, backend.model, output)
     summary = RunSummary(output=str(output))
