@@ -1,0 +1,23 @@
+# verl's GUI-agent recipe (Qwen3-VL mobile_use agent, multi-turn GRPO; GPU or Ascend NPU machine with vLLM):
+#   make gui-agent-data                                    # AGENT_DATA=Data/gui_agent from the simulated phone
+#   make grpo-verl-agent MODEL=Qwen/Qwen3-VL-8B-Instruct   # verl/examples/run_qwen3_vl_8b_gui_agent_gpu.sh
+#   make grpo-verl-agent MODEL=... AGENT_DEVICE=npu ARGS="trainer.save_freq=20"
+# Knobs of the scripts are environment variables (TRAIN_BATCH_SIZE, ROLLOUT_N, TP, MAX_TURNS, GRID, MICRO_BATCH,
+# PARAM_OFFLOAD, CHUNKED_PREFILL, ENFORCE_EAGER, ...); ARGS takes hydra overrides of verl's config.
+AGENT_DATA ?= $(or $(DATA_ROOT),Data)/gui_agent
+AGENT_DEVICE ?= gpu
+AGENT_DEMO_SAMPLES ?= 1000
+# The project-wide MODEL default is a Qwen2.5-VL; this recipe's model family is Qwen3-VL.
+AGENT_MODEL = $(if $(filter command line environment,$(origin MODEL)),$(MODEL),Qwen/Qwen3-VL-8B-Instruct)
+
+.PHONY: gui-agent-data grpo-verl-agent
+gui-agent-data: $(VENVS)/rl/.ready
+	$(RL)/python verl/prepare_gui_agent_data.py --output_dir $(AGENT_DATA) --create_demo \
+		--demo_samples $(AGENT_DEMO_SAMPLES) --grid $(or $(GRID),grid999)
+
+grpo-verl-agent: $(VENVS)/rl/.ready
+	@test -f "$(AGENT_DATA)/train.parquet" || { echo "grpo-verl-agent: $(AGENT_DATA)/train.parquet not found (make gui-agent-data, or set AGENT_DATA=)"; exit 2; }
+	@case "$(AGENT_DEVICE)" in gpu|npu) ;; *) echo "grpo-verl-agent: AGENT_DEVICE must be gpu or npu"; exit 2;; esac
+	$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: $(RL)/pip install -e '.[gpu]'; NPU: vllm-ascend)"; exit 2; }
+	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python \
+		bash verl/examples/run_qwen3_vl_8b_gui_agent_$(AGENT_DEVICE).sh $(ARGS)
