@@ -76,7 +76,19 @@ def test_export_levels_and_bad_levels(tmp_path):
     r = runner.invoke(app, ["world", "export", "--split", "train", "--n", "2", "--levels", "grounding",
                             "--output", str(out)])
     assert r.exit_code == 0, r.output
-    assert {s.task_type for s in iter_steps(out)} == {"grounding"}
+    gold_only = list(iter_steps(out))
+    assert {s.task_type for s in gold_only} == {"grounding"}
+    r = runner.invoke(app, ["world", "export", "--split", "train", "--n", "2", "--levels", "grounding",
+                            "--grounding-per-screen", "3", "--output", str(out)])
+    assert r.exit_code == 0, r.output
+    rows = list(iter_steps(out))
+    assert {s.id for s in gold_only} < {s.id for s in rows} and len(rows) > len(gold_only) + 3
+    per_screen: dict[tuple, list[str]] = {}
+    for s in rows:
+        x, y = s.action.point
+        assert s.bbox[0] <= x <= s.bbox[2] and s.bbox[1] <= y <= s.bbox[3]
+        per_screen.setdefault((s.extra["episode_id"], s.extra["step_index"]), []).append(s.instruction)
+    assert all(len(names) == len(set(names)) <= 4 for names in per_screen.values())  # each query names one widget
     r = runner.invoke(app, ["world", "export", "--levels", "medium", "--output", str(tmp_path / "x.parquet")])
     assert r.exit_code == 2 and "medium" in r.output and not (tmp_path / "x.parquet").exists()
     r = runner.invoke(app, ["world", "export", "--split", "validation", "--output", str(tmp_path / "x.parquet")])

@@ -98,7 +98,10 @@ def export_cmd(split: str = _SPLIT,
                n: int | None = typer.Option(None, "--n", min=1, help="Export the first N tasks (default: all)."),
                output: Path = typer.Option(..., "--output", help="Unified parquet file to write."),
                levels: str = typer.Option("low,high,grounding", "--levels",
-                                          help="Comma-separated row kinds: low, high, grounding.")) -> None:
+                                          help="Comma-separated row kinds: low, high, grounding."),
+               grounding_per_screen: int = typer.Option(0, "--grounding-per-screen", min=0,
+                                                        help="Extra grounding rows per screen for other tappable "
+                                                             "widgets (besides the gold target).")) -> None:
     """Write a split's gold episodes to the unified parquet (low + high navigation steps, grounding rows)."""
     from core.world.export import LEVELS, export
 
@@ -107,7 +110,7 @@ def export_cmd(split: str = _SPLIT,
     if bad or not chosen:
         raise typer.BadParameter(f"unknown level(s) {bad}; choose from {', '.join(LEVELS)}", param_hint="'--levels'")
     tasks = _tasks(split)[:n]
-    total, counts = export(tasks, output, chosen)
+    total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
 

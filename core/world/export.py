@@ -3,7 +3,8 @@ benchmark path runs on them.
 
 Each task's gold episode becomes, per step: a ``high`` row (the task goal + the history of previous gold actions
 with their low-level instructions), a ``low`` row (the step's own instruction, same history) and, for taps, a
-``grounding`` row (the target widget's description, its box). Coordinates are screen pixels = ORIGINAL pixels of
+``grounding`` row (the target widget's description, its box), plus optional grounding rows for other tappable
+widgets of the same screen. Coordinates are screen pixels = ORIGINAL pixels of
 the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, ``family``, ``app``, ``screen``,
 ``theme``, ``font_scale``, ``seed`` and ``n_steps`` (gold episode length).
 """
@@ -11,14 +12,18 @@ the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, 
 from __future__ import annotations
 
 import io
+import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from PIL import Image
 
+from core.actions import Action
 from core.schema import HistoryItem, Step
 from core.world.env import SimPhoneEnv
 from core.world.tasks import TaskSpec
+from core.world.widgets import Widget
 
 LEVELS: tuple[str, ...] = ("low", "high", "grounding")
 SOURCE = "sim_phone"
@@ -32,38 +37,54 @@ def png_bytes(obs) -> bytes:
     return buf.getvalue()
 
 
-def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS) -> list[Step]:
-    """The unified Steps of ``task``'s gold episode (see the module docstring for the rows per step)."""
+def grounding_targets(widgets: Sequence[Widget], exclude: Widget | None, k: int, seed: str) -> list[Widget]:
+    """Up to ``k`` other tappable widgets of a screen for extra grounding rows: enabled, fully visible, with a
+    description no other widget on the screen shares (so the query names one widget), chosen by ``seed``."""
+    names = Counter(w.description for w in widgets)
+    pool = [w for w in widgets if w.on_tap and w.enabled and w.clip is None and w is not exclude
+            and names[w.description] == 1 and (exclude is None or w.description != exclude.description)]
+    return random.Random(seed).sample(pool, min(k, len(pool)))
+
+
+def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS, extra_grounding: int = 0
+               ) -> list[Step]:
+    """The unified Steps of ``task``'s gold episode (see the module docstring for the rows per step);
+    ``extra_grounding`` adds that many grounding rows per screen for other tappable widgets."""
     unknown = set(levels) - set(LEVELS)
     if unknown:
         raise ValueError(f"unknown level(s) {sorted(unknown)}; known: {LEVELS}")
     obs, info = env.reset(options={"task": task, "max_steps": MAX_GOLD_STEPS})
-    states = []  # (png, info, gold step) before each gold action
+    states = []  # (png, widgets, gold step) before each gold action
     while (gold := env.gold()) is not None:
         if len(states) >= MAX_GOLD_STEPS:
             raise RuntimeError(f"{task.id}: gold plan longer than {MAX_GOLD_STEPS} steps")
-        states.append((png_bytes(obs), info, gold))
+        states.append((png_bytes(obs), env.phone.widgets(), gold))
         obs, _, _, _, info = env.step(gold.action)
         if info["ignored"]:
             raise RuntimeError(f"{task.id}: gold action {gold.action} ignored: {info['ignored']}")
-    w, h = info["screen_size"]
+    width, height = info["screen_size"]
     extra = {"episode_id": task.id, "family": task.family, "app": task.app, "screen": task.screen,
              "theme": task.theme, "font_scale": task.font_scale, "seed": task.seed, "n_steps": len(states)}
     out: list[Step] = []
     history: list[HistoryItem] = []
-    for k, (png, _, gold) in enumerate(states):
+    for k, (png, widgets, gold) in enumerate(states):
         target = gold.target
-        common = dict(image=png, image_size=(w, h), action=gold.action, source=SOURCE, group="mobile",
+        common = dict(image=png, image_size=(width, height), action=gold.action, source=SOURCE, group="mobile",
                       split=task.split, extra={**extra, "step_index": k})
         bbox = tuple(float(v) for v in target.visible_box) if target else None
         ui_type = target.ui_type if target else None
         for level in levels:
             if level == "grounding":
-                if target is None or gold.action.type != "click":
-                    continue
-                out.append(Step.build(f"{task.id}/{k}/grounding", id=f"{SOURCE}/{task.id}/{k}/grounding",
-                                      instruction=target.description, task_type="grounding", bbox=bbox,
-                                      ui_type=ui_type, **common))
+                if target is not None and gold.action.type == "click":
+                    out.append(Step.build(f"{task.id}/{k}/grounding", id=f"{SOURCE}/{task.id}/{k}/grounding",
+                                          instruction=target.description, task_type="grounding", bbox=bbox,
+                                          ui_type=ui_type, **common))
+                for other in grounding_targets(widgets, target, extra_grounding, f"{task.id}/{k}"):
+                    row_id = f"{task.id}/{k}/grounding/{other.id}"
+                    out.append(Step.build(row_id, id=f"{SOURCE}/{row_id}", instruction=other.description,
+                                          task_type="grounding", bbox=tuple(map(float, other.box)),
+                                          ui_type=other.ui_type,
+                                          **{**common, "action": Action(type="click", point=other.center)}))
             else:
                 out.append(Step.build(f"{task.id}/{k}/{level}", id=f"{SOURCE}/{task.id}/{k}/{level}",
                                       instruction=task.instruction if level == "high" else gold.instruction,
@@ -73,15 +94,16 @@ def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS)
     return out
 
 
-def iter_export(tasks: Sequence[TaskSpec], levels: Sequence[str] = LEVELS) -> Iterator[list[Step]]:
+def iter_export(tasks: Sequence[TaskSpec], levels: Sequence[str] = LEVELS, extra_grounding: int = 0
+                ) -> Iterator[list[Step]]:
     """The Steps of each task in turn (one list per task)."""
     env = SimPhoneEnv()
     for task in tasks:
-        yield task_steps(env, task, levels)
+        yield task_steps(env, task, levels, extra_grounding)
 
 
 def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] = LEVELS,
-           progress: bool = True) -> tuple[int, dict[str, int]]:
+           progress: bool = True, extra_grounding: int = 0) -> tuple[int, dict[str, int]]:
     """Write ``tasks``' gold episodes to the unified parquet ``output`` (atomically); (rows, rows per level)."""
     from tqdm import tqdm
 
@@ -89,7 +111,7 @@ def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] 
 
     counts = dict.fromkeys(levels, 0)
     with UnifiedWriter(output) as writer:
-        for steps in tqdm(iter_export(tasks, levels), total=len(tasks), desc="sim phone export", unit=" task",
+        for steps in tqdm(iter_export(tasks, levels, extra_grounding), total=len(tasks), desc="sim phone export", unit=" task",
                           disable=not progress or None, mininterval=1.0):
             for s in steps:
                 writer.write(s)
@@ -97,4 +119,4 @@ def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] 
     return sum(counts.values()), counts
 
 
-__all__ = ["LEVELS", "SOURCE", "export", "iter_export", "png_bytes", "task_steps"]
+__all__ = ["LEVELS", "SOURCE", "export", "grounding_targets", "iter_export", "png_bytes", "task_steps"]
