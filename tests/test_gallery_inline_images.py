@@ -13,6 +13,13 @@ from core.eval.gallery import write_gallery
 from core.inference.bench import iter_benchmark, write_guir1_benchmark
 
 
+def _gold_target(step) -> list[float]:
+    """GUI-R1's gt_bbox: the gold box, else the gold point, else [-100, -100] (no target)."""
+    if step.bbox is not None:
+        return list(step.bbox)
+    return list(step.action.point) if step.action.point is not None else [-100, -100]
+
+
 def _aitz_failures(tmp_path, shared_data, image_path=None) -> tuple[list[dict], list]:
     """Prediction rows for the real AitZ episode made from a GUI-R1 benchmark parquet (screenshots inline), all
     wrong (long_press), and their scored failures."""
@@ -24,7 +31,7 @@ def _aitz_failures(tmp_path, shared_data, image_path=None) -> tuple[list[dict], 
         w, h = step.image_size
         rows.append({
             "id": step.id, "instruction": step.instruction, "history": "", "gt_action": step.action.type,
-            "gt_bbox": [-100, -100], "gt_input_text": step.action.guir1_input_text(), "group": "aitz",
+            "gt_bbox": _gold_target(step), "gt_input_text": step.action.guir1_input_text(), "group": "aitz",
             "ui_type": "", "image_size": [w, h], "pred": "<answer>[{'action': 'long_press'}]</answer>",
             "pred_action": "long_press", "pred_coord": [w // 4, h // 4], "pred_input_text": "no input text",
             "image_path": image_path, "image_source": step.extra["image_source"],
