@@ -476,3 +476,47 @@ def test_guir1_eval_on_overflowing_pred_coord(tmp_path, benchmark):
     result = json.loads((tmp_path / "rep" / "report.json").read_text())["results"][benchmark]
     counts = result["counts"] if benchmark == "screenspot" else result["counts"]["gr"]
     assert result["n_rows"] == 3 and (counts["hits"], counts["n"]) == (1, 3)  # only [5, 5] hits
+
+
+# ------------------------------------------------------------------------ gui-agent score: items 5, 6, minors
+
+def score_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core", "score", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, check=False)
+
+
+def test_score_parts_never_shadow_input_columns_and_outputs_are_not_replaced(tmp_path):
+    gt = json.dumps({"action": "click", "gt_bbox": [10, 20, 100, 200], "input_text": "no input text",
+                     "frame": "resized"})
+    answer = "<think></think><answer>[{'action': 'click', 'point': [50, 60], 'input_text': 'no input text'}]</answer>"
+    rows = [{"completion": answer + "\ud800", "ground_truth": gt, "extra_info": {"frame": "resized"}}] * 12
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows) + "\xff\n", encoding="utf-8", errors="surrogateescape")
+    dst = tmp_path / "scored.jsonl"
+    r = score_cli("--reward", "gui_agent", "--input", src, "--output", dst)
+    assert r.returncode == 0 and "read 13, written 12, skipped 1" in r.stdout, r.stderr
+    out = [json.loads(line) for line in dst.read_text().splitlines()]
+    assert [row["completion"] for row in out] == [answer + "\ud800"] * 12  # the input column, losslessly
+    assert "reward/completion" in out[0] and "reward/overall" in out[0]
+    assert dst.stat().st_mode & 0o777 == 0o644
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows[:3]))
+    r = score_cli("--reward", "gui_agent", "--input", src, "--output", dst)  # 12 rows would become 3
+    assert r.returncode == 2 and "already exists; pass --overwrite" in r.stderr and "Traceback" not in r.stderr
+    assert len(dst.read_text().splitlines()) == 12
+    (tmp_path / f".{dst.name}.0123456789ab.tmp").write_text("left by a killed run")
+    r = score_cli("--reward", "gui_agent", "--input", src, "--output", dst, "--overwrite")
+    assert r.returncode == 0 and len(dst.read_text().splitlines()) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "scored.jsonl"]  # no temp, no lock left
+    r = score_cli("--reward", "gui_agent", "--input", src, "--output", src, "--overwrite")
+    assert r.returncode == 2 and "is the --input file" in r.stderr
+
+
+def test_a_second_score_to_the_same_output_fails_at_once(tmp_path):
+    from core.io import output_lock
+
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"completion": "x", "ground_truth": "{}"}) + "\n")
+    with output_lock(tmp_path / "scored.jsonl"):
+        r = score_cli("--input", src, "--output", tmp_path / "scored.jsonl")
+    assert r.returncode == 2 and "being written by another run" in r.stderr
+    assert not (tmp_path / "scored.jsonl").exists()

@@ -177,14 +177,15 @@ def test_score_cli(tmp_path):
     dst = tmp_path / "out" / "scored.jsonl"
     for mode, col in (("default", 1), ("guir1", 2)):
         proc = subprocess.run([sys.executable, "-m", "core", "score", "--reward", "r1gui", "--mode", mode,
-                               "--input", str(src), "--output", str(dst)],
+                               "--input", str(src), "--output", str(dst), "--overwrite"],
                               check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert proc.returncode == 0, proc.stderr
         out = [json.loads(line) for line in dst.read_text().splitlines()]
-        assert [r["overall"] for r in out[:3]] == pytest.approx([case[col] for case in CASES])
-        assert all({"format", "accuracy", "overall", "action_match", "completion"} <= set(r) for r in out)
+        assert [r["reward/overall"] for r in out[:3]] == pytest.approx([case[col] for case in CASES])
+        parts = {"reward/format", "reward/accuracy", "reward/overall", "reward/action_match", "completion"}
+        assert all(parts <= set(r) for r in out)
         assert "invalid JSON line" in proc.stdout and "line 4" in proc.stdout
         if mode == "default":  # the corrected mode reports the broken ground truth; guir1 scores it 0
             assert len(out) == 3 and "'ground_truth'" in proc.stdout and "line 5" in proc.stdout
         else:
-            assert len(out) == 4 and out[3]["accuracy"] == 0.0
+            assert len(out) == 4 and out[3]["reward/accuracy"] == 0.0

@@ -18,8 +18,11 @@ def register(app: typer.Typer) -> None:
         format_weight: float = typer.Option(None, "--format-weight", help="Weight of the format part."),
         accuracy_weight: float = typer.Option(None, "--accuracy-weight", help="Weight of the accuracy part."),
         gate_format: bool = typer.Option(False, "--gate-format", help="Format counts only when accuracy > 0."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output."),
     ) -> None:
-        """Add format, accuracy, overall and the parts to every row; bad rows are reported and skipped."""
+        """Add reward/format, reward/accuracy, reward/overall and the other parts to every row; bad rows are
+        reported and skipped."""
+        from core.io import OutputLockedError
         from core.rewards.scoring import score_file
 
         options = {k: v for k, v in {"mode": mode, "format_weight": format_weight,
@@ -30,7 +33,11 @@ def register(app: typer.Typer) -> None:
         if problem:
             typer.echo(f"error: {problem}", err=True)
             raise typer.Exit(2)
-        summary = score_file(input, output, reward, options)
+        try:
+            summary = score_file(input, output, reward, options, overwrite=overwrite)
+        except (ValueError, OSError, OutputLockedError) as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
         typer.echo(summary.render())
         if summary.written == 0 and summary.read > 0:
             raise typer.Exit(1)
