@@ -35,6 +35,8 @@ from typing import Annotated, Any
 
 import typer
 
+from core.io import publish
+
 #: Bumped whenever the files written change, so stale caches are rebuilt.
 BUILD_VERSION = 1
 BUILD_INFO_FILE = "gui_agent_tiny_model.json"
@@ -622,17 +624,9 @@ def _staging_dir(final: Path) -> Iterator[Path]:
 
 def _install(tmp: Path, final: Path, *, overwrite: bool) -> None:
     """Move the finished ``tmp`` to ``final`` with renames only (readers never see a partial folder)."""
-    if final.exists():
-        if not overwrite:
-            raise FileExistsError(f"{final} already exists (pass overwrite=True / --overwrite to replace it)")
-        trash = final.with_name(f".{final.name}.{os.getpid()}.old")
-        os.replace(final, trash)
-        try:
-            os.replace(tmp, final)
-        finally:
-            shutil.rmtree(trash, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
+    if final.exists() and not overwrite:
+        raise FileExistsError(f"{final} already exists (pass overwrite=True / --overwrite to replace it)")
+    publish(tmp, final)
 
 
 def build_tiny_qwen25vl(output_dir: str | Path, *, seed: int = 0, overwrite: bool = False) -> Path:

@@ -21,6 +21,7 @@ from typing import Any
 import typer
 
 from core.data.summary import ConversionSummary
+from core.io import publish
 from core.schema import Step, StepValidationError
 
 log = logging.getLogger("core.data")
@@ -133,9 +134,9 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
                "images": None if images_dir is None else os.path.abspath(images_dir), "max_pixels": max_pixels,
                "min_pixels": min_pixels, "template": template, "coords": coords}
     with output_lock(output / name):
+        resume = _may_resume(output, name, shaping, resume=resume, overwrite=overwrite)
         options = ExportOptions(name=name, max_pixels=max_pixels, min_pixels=min_pixels, template=template,
-                                workers=workers, resume=_may_resume(output, name, shaping, resume=resume,
-                                                                    overwrite=overwrite))
+                                workers=workers, resume=resume, skip_missing=skip_missing)
         summary = ConversionSummary()
         steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
                      coords=coords)
@@ -258,7 +259,7 @@ def run_add_solution(input_path: Path, output: Path, *, source: str = "guir1", i
                 writer.write_table(pa.Table.from_pylist(kept, schema=schema))
                 summary.written += len(kept)
         writer.close()
-        os.replace(tmp, output)
+        publish(tmp, output)
         if no_tool_call:
             note(summary, f"solution_tool_call is null for {sum(no_tool_call.values())} rows: {tool_template} "
                           f"cannot express {dict(no_tool_call)}")

@@ -17,8 +17,8 @@ Parts, each in [0, 1]:
 * ``format``: the recipe's answer layout, strictly (:func:`strict_format`): ``Thought: ...`` then a line
   ``Action: ...`` then exactly one ``<tool_call>...</tool_call>`` and nothing after it, the call parsing with no
   format-breaking leniency;
-* ``completion``: on a last step (ground truth complete/impossible/answer, or ``extra_info["is_last_step"]``)
-  the model ended the episode the same way.
+* ``completion``: on a last step (ground truth complete/impossible/answer: how an episode's last step is
+  written) the model ended the episode the same way.
 
 ``overall`` is the weighted mean over the parts that apply to the step (type and format always; coord for
 point actions; text for text/scroll actions; completion on last steps). Parts that do not apply are 0.
@@ -85,7 +85,7 @@ def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | No
     gold = from_reward_inputs(ground_truth, extra)
     if gold.frame_inferred and gold.frame is Frame.RESIZED:
         gold = replace(gold, frame=Frame.GRID1000)  # nothing said: Qwen3-VL's 0-1000 grid is this reward's default
-    last_step = gold.action in TERMINAL_ACTIONS or bool(extra.get("is_last_step", False))
+    last_step = gold.action in TERMINAL_ACTIONS
     needs_point = gold.action in POINT_ACTIONS
     needs_text = gold.action in FREE_TEXT_ACTIONS or gold.action == "scroll"
     if needs_point and not gold.has_target:
@@ -112,7 +112,7 @@ def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | No
                 parts["text"] = float(m.direction_ok)
             elif m.text_score is not None:
                 parts["text"] = m.text_score
-            if last_step and gold.action in TERMINAL_ACTIONS:
+            if last_step:
                 parts["completion"] = 1.0
             hit_point = not needs_point or parts["coord"] == 1.0
             parts["accuracy"] = float(hit_point and m.text_ok is not False and m.direction_ok is not False)
