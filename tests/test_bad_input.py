@@ -520,3 +520,18 @@ def test_a_second_score_to_the_same_output_fails_at_once(tmp_path):
         r = score_cli("--input", src, "--output", tmp_path / "scored.jsonl")
     assert r.returncode == 2 and "being written by another run" in r.stderr
     assert not (tmp_path / "scored.jsonl").exists()
+
+
+def test_exporter_stops_on_an_image_it_cannot_decode_unless_skip_missing(tmp_path):
+    """A truncated JPEG passes the header check; the resize decodes it fully and fails: the run stops naming the
+    record (as the README says), and only --skip-missing counts it."""
+    jpg = sorted((DATA / "screenagent" / "session1" / "images").glob("*.jpg"))[0]
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "cut.jpg").write_bytes(jpg.read_bytes()[:20_000])
+    rec = {"img_filename": "cut.jpg", "instruction": "click the start button", "bbox": [0, 700, 40, 40]}
+    (tmp_path / "s.jsonl").write_text(json.dumps(rec) + "\n")
+    convert = ("convert", "--from", "screenspot", "--to", "swift", "--input", tmp_path / "s.jsonl", "--images",
+               tmp_path / "images", "--output", tmp_path / "out", "--max-pixels", 1258291)
+    assert_one_error_line(data_cli(*convert), "record s:0: field 'image'", "cannot decode image")
+    r = data_cli(*convert, "--skip-missing")
+    assert r.returncode == 0 and "read 1, written 0, skipped 1" in r.stdout, r.stderr

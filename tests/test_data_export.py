@@ -27,7 +27,7 @@ from core.data.summary import ConversionSummary
 from core.geometry import GUIR1_TRAIN_MAX_PIXELS, Frame, ImageGeometry, smart_resize
 from core.parsers import parse_action
 from core.prompts import default_template_for, get_template
-from core.schema import Step
+from core.schema import Step, StepValidationError
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -354,8 +354,10 @@ def test_bad_images_are_skipped_with_a_reason(tmp_path, grounding_steps):
     good = grounding_steps[-1]
     not_an_image = good.model_copy(update={"id": "garbage", "image": b"definitely not an image"})
     wrong_size = good.model_copy(update={"id": "wrong-size", "image_size": (1000, 2000), "bbox": None})
+    with pytest.raises(StepValidationError, match="record garbage: field 'image': bad image"):  # issue 12
+        _export("llamafactory", [good, not_an_image], tmp_path / "strict", max_pixels=GUIR1_TRAIN_MAX_PIXELS)
     path, summary = _export("llamafactory", [good, not_an_image, wrong_size], tmp_path / "lf",
-                            max_pixels=GUIR1_TRAIN_MAX_PIXELS)
+                            max_pixels=GUIR1_TRAIN_MAX_PIXELS, skip_missing=True)
     assert summary.written == 1 and len(_jsonl(path)) == 1
     reasons = {r: summary.examples[r] for r in summary.skipped}
     assert any("unrecognised image format" in r and ex == ["garbage"] for r, ex in reasons.items())

@@ -31,7 +31,9 @@ class ExportOptions:
     own pixel bounds, by default the processor's 3136..12,845,056). ``template``: prompt template name from ``core.prompts`` (None = the
     default for each step's task type). ``name``: dataset name. ``workers``: threads for image work.
     ``resume``: continue an interrupted run from its checkpoint. ``llamafactory_dataset_info``: the
-    ``dataset_info.json`` to create/update (None = ``<output_dir>/../dataset_info.json``).
+    ``dataset_info.json`` to create/update (None = ``<output_dir>/../dataset_info.json``). ``skip_missing``: an
+    image that cannot be exported is counted and skipped (else the run stops naming the record), as the readers
+    do with ``--skip-missing``.
     """
 
     name: str = "gui-agent"
@@ -41,6 +43,7 @@ class ExportOptions:
     workers: int = 1
     resume: bool = True
     llamafactory_dataset_info: Path | None = None
+    skip_missing: bool = False
 
     def __post_init__(self) -> None:
         if not self.name or "/" in self.name or self.name.strip() != self.name:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from core.data.export.images import ImageError
 from core.data.export.sinks import Progress
 from core.data.summary import ConversionSummary
+from core.schema import StepValidationError
 
 if TYPE_CHECKING:
     from core.data.export.common import ExportOptions
@@ -26,14 +27,17 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Skip:
-    """A unit that produced no row: ``reason`` (grouping key of the summary) and the record names."""
+    """A unit that produced no row: ``reason`` (grouping key of the summary) and the record names; ``bad_image``
+    marks an image that could not be exported, which stops the run unless ``options.skip_missing``."""
 
     reason: str
     records: tuple[str, ...]
+    bad_image: bool = False
 
 
 def guarded(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Turn :class:`ImageError` raised while building a row into a :class:`Skip` naming the record."""
+    """Turn :class:`ImageError` raised while building a row into a ``bad_image`` :class:`Skip` naming the
+    record."""
 
     def run(item: tuple[int, Any]) -> Any:
         try:
@@ -41,7 +45,7 @@ def guarded(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
         except ImageError as e:
             unit = item[1]
             steps = unit if isinstance(unit, list) else [unit]
-            return Skip(f"bad image: {e}", tuple(s.id for s in steps))
+            return Skip(f"bad image: {e}", tuple(s.id for s in steps), bad_image=True)
 
     return run
 
@@ -113,6 +117,8 @@ def run_export(units: Iterable[Any], build: Callable[[tuple[int, Any]], Any], si
                 n = _steps_in(unit)
                 progress.consumed += n
                 if isinstance(result, Skip):
+                    if result.bad_image and not options.skip_missing:
+                        raise StepValidationError(result.records[0], "image", result.reason)
                     for record in result.records:
                         summary.skip(result.reason, record)
                         progress.skipped[result.reason] += 1
