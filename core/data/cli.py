@@ -134,9 +134,9 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
                "images": None if images_dir is None else os.path.abspath(images_dir), "max_pixels": max_pixels,
                "min_pixels": min_pixels, "template": template, "coords": coords}
     with output_lock(output / name):
+        resume = _may_resume(output, name, shaping, resume=resume, overwrite=overwrite)
         options = ExportOptions(name=name, max_pixels=max_pixels, min_pixels=min_pixels, template=template,
-                                workers=workers, resume=_may_resume(output, name, shaping, resume=resume,
-                                                                    overwrite=overwrite))
+                                workers=workers, resume=resume, skip_missing=skip_missing)
         summary = ConversionSummary()
         steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
                      coords=coords)
