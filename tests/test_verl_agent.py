@@ -106,7 +106,8 @@ class HFServer(ScriptedServer):
         inputs = {"input_ids": torch.tensor([prompt_ids]), "attention_mask": torch.ones(1, len(prompt_ids), dtype=torch.long)}
         if image_data:
             vision = self.processor.image_processor(images=image_data, return_tensors="pt")
-            inputs.update(pixel_values=vision["pixel_values"], image_grid_thw=vision["image_grid_thw"])
+            inputs.update(pixel_values=vision["pixel_values"], image_grid_thw=vision["image_grid_thw"],
+                          mm_token_type_ids=torch.tensor(self.processor.create_mm_token_type_ids([prompt_ids])))
         with torch.no_grad():
             out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
         ids = out[0, len(prompt_ids):].tolist()
