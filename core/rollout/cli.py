@@ -27,7 +27,10 @@ def render_summary(summary: dict) -> str:
     lines = [f"{summary.get('policy')} on {summary.get('env')} {summary.get('tasks')}: success rate "
              f"{_percent(summary['success_rate'])} ({summary['successes']}/{summary['episodes']} episodes), "
              f"mean steps {summary['mean_steps']:.2f}, invalid-action rate {_percent(summary['invalid_rate'])}, "
-             f"ignored-action rate {_percent(summary['ignored_rate'])}, env errors {summary['errors']}"]
+             f"ignored-action rate {_percent(summary['ignored_rate'])}, env errors {summary['errors']}, mean reward "
+             f"{summary.get('mean_reward', 0.0):.3f}"
+             + "".join(f", {k} {v:.3f}" for k, v in summary.items()
+                       if k.startswith("mean_") and k not in ("mean_steps", "mean_reward"))]
     lines += [f"  {fam}: {_percent(v['success_rate'])} ({v['successes']}/{v['episodes']})"
               for fam, v in summary["per_family"].items()]
     return "\n".join(lines)
@@ -35,10 +38,11 @@ def render_summary(summary: dict) -> str:
 
 def rollout(
     output: Annotated[Path, typer.Option(help="Folder for episodes.jsonl, summary.json and gallery/ (resumed).")],
-    env: Annotated[str, typer.Option(help="Environment: sim-phone.")] = "sim-phone",
+    env: Annotated[str, typer.Option(
+        help="Environment: sim-phone or miniwob (MiniWoB++ in Chromium; make setup-web).")] = "sim-phone",
     tasks: Annotated[str | None, typer.Option(
-        help="A split (sim-phone: train, test_seed, test_family, test) or comma-separated task ids "
-             "(default: the held-out split).")] = None,
+        help="A split (sim-phone: train, test_seed, test_family, test; miniwob: the suite click-type) or "
+             "comma-separated task ids (default: the held-out split / the suite).")] = None,
     policy: Annotated[PolicyName, typer.Option(
         help="model (--backend/--model), scripted (gold actions as model text), random, or centre (always tap "
              "the screen centre).")] = PolicyName.model,

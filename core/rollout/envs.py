@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.envs.miniwob import DEFAULT_SUITE, SUITES  # names only: selenium / miniwob load when the env starts
+
 
 @dataclass(frozen=True)
 class EnvEntry:
@@ -37,9 +39,22 @@ def _sim_phone_tasks(split: str) -> list[Any]:
     return list(list_tasks(split))
 
 
+def _miniwob(**options: Any) -> Any:
+    from core.envs.miniwob import MiniWoBEnv
+
+    return MiniWoBEnv(**options)  # the browser starts on the first reset
+
+
+def _miniwob_tasks(split: str) -> list[Any]:
+    from core.envs.miniwob import resolve_tasks
+
+    return resolve_tasks(split)
+
+
 ENVS: dict[str, EnvEntry] = {
     "sim-phone": EnvEntry(make=_sim_phone, tasks=_sim_phone_tasks, default_split="test",
                           splits=("train", "test_seed", "test_family", "test")),
+    "miniwob": EnvEntry(make=_miniwob, tasks=_miniwob_tasks, default_split=DEFAULT_SUITE, splits=tuple(SUITES)),
 }
 
 

@@ -74,7 +74,8 @@ def run_episode(session: EpisodeSession, policy: Policy) -> Episode:
 
 def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Task success rate, episodes, mean steps per episode, invalid-action rate (invalid turns / all turns),
-    ignored-action rate and per-family success of episode rows."""
+    ignored-action rate, per-family success, mean episode reward and ``mean_<name>`` of each env metric
+    (``metrics`` of the rows that have it) of episode rows."""
     rows = list(rows)
     turns = sum(r["n_steps"] for r in rows)
     fams: dict[str, dict[str, Any]] = {}
@@ -84,6 +85,10 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         f["successes"] += int(bool(r["success"]))
     for f in fams.values():
         f["success_rate"] = f["successes"] / f["episodes"]
+    metrics: dict[str, list[float]] = {}
+    for r in rows:
+        for k, v in (r.get("metrics") or {}).items():
+            metrics.setdefault(k, []).append(float(v))
     n = len(rows)
     return {
         "success_rate": sum(bool(r["success"]) for r in rows) / n if n else 0.0,
@@ -93,6 +98,8 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "invalid_rate": sum(r["n_invalid"] for r in rows) / turns if turns else 0.0,
         "ignored_rate": sum(r["n_ignored"] for r in rows) / turns if turns else 0.0,
         "errors": sum(1 for r in rows if r.get("error")),
+        "mean_reward": sum(float(r.get("reward") or 0.0) for r in rows) / n if n else 0.0,
+        **{f"mean_{k}": sum(v) / len(v) for k, v in sorted(metrics.items())},
         "per_family": dict(sorted(fams.items())),
     }
 

@@ -71,7 +71,8 @@ class StepRecord:
 @dataclass
 class Episode:
     """A whole episode: the task, every turn, and how it ended. ``success`` is the env's goal check at the
-    end; ``error`` is set when the env itself failed (the episode counts as failed)."""
+    end; ``error`` is set when the env itself failed (the episode counts as failed); ``metrics`` are the env's
+    own end-of-episode numbers (``info["metrics"]``, e.g. MiniWoB++'s time-decayed reward)."""
 
     id: str
     task_id: str
@@ -87,6 +88,7 @@ class Episode:
     truncated: bool = False
     reward: float = 0.0
     error: str | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
 
     @property
     def invalid_steps(self) -> int:
@@ -99,7 +101,7 @@ class Episode:
                 "screen_size": list(self.screen_size), "success": self.success, "terminated": self.terminated,
                 "truncated": self.truncated, "reward": self.reward, "n_steps": len(self.steps),
                 "n_invalid": self.invalid_steps, "n_ignored": sum(1 for s in self.steps if s.ignored),
-                "error": self.error, "steps": [s.to_dict() for s in self.steps]}
+                "error": self.error, "metrics": self.metrics, "steps": [s.to_dict() for s in self.steps]}
 
 
 def _box(value: Any) -> list[float] | None:
@@ -242,6 +244,7 @@ class EpisodeSession:
             self._current = None
         ep = self.episode
         ep.reward += rec.reward
+        ep.metrics = dict(self.info.get("metrics") or {})
         ep.success = rec.success
         ep.terminated = ep.terminated or bool(terminated)
         ep.truncated = bool(truncated) or (not ep.terminated and len(ep.steps) >= self.max_steps)
