@@ -1,0 +1,215 @@
+"""MiniWoB++ in Chromium (core.envs.miniwob) through the same rollout loop the models use: the DOM-scripted policy
+solves the named suite through parser + frames + env, random far less; core actions reach MiniWoB's action space;
+a browser killed or frozen mid-episode becomes that episode's error and the next episode gets a fresh browser;
+the tiny model runs whole episodes through the HF backend.
+
+Needs ``make setup-web`` (Debian chromium + chromium-driver, miniwob + selenium in the rl env). Without it these
+tests skip with the reason, except in CI (``CI=true``), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from core.actions import Action
+from core.inference.requests import ResizePolicy
+from core.rollout.envs import get_env
+from core.rollout.policies import RandomPolicy, Reply, ScriptedPolicy
+from core.rollout.runner import episode_specs, run_rollouts
+
+SUITE = "click-type"
+
+
+def _browser_missing() -> str | None:
+    from core.envs.miniwob import CHROMEDRIVER, CHROMIUM
+
+    try:
+        import miniwob  # noqa: F401
+        import selenium  # noqa: F401
+    except ImportError as e:
+        return f"{e.name} is not installed in this environment (make setup-web)"
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
+    return f"{', '.join(missing)} missing (make setup-web)" if missing else None
+
+
+@pytest.fixture(scope="module")
+def browser() -> None:
+    why = _browser_missing()
+    if why and os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"CI must run the MiniWoB++ tests: {why}")
+    if why:
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def env(browser):
+    from core.envs.miniwob import MiniWoBEnv
+
+    e = MiniWoBEnv(timeout_s=20)
+    yield e
+    e.close()
+
+
+def test_suite_is_named_and_has_at_least_ten_click_and_type_tasks():
+    from core.envs.miniwob import SUITES
+
+    assert get_env("miniwob").default_split == SUITE and len(SUITES[SUITE]) >= 10
+    assert {"enter-text", "login-user", "click-button", "click-checkboxes"} <= set(SUITES[SUITE])
+
+
+@pytest.mark.parametrize("template", ["guir1-high", "qwen3vl-mobile-use"])
+def test_scripted_policy_solves_the_suite_through_the_rollout_loop(browser, template, tmp_path):
+    """Gold actions from the DOM, written as model text in the template's format and frame (the 160x210 screen is
+    upscaled for the model), parsed and mapped back to screen pixels: every click lands in its element's box."""
+    entry = get_env("miniwob")
+    specs = episode_specs(entry.tasks(SUITE), 2 * len(entry.tasks(SUITE)) if template == "guir1-high" else None)
+    resize = ResizePolicy(min_pixels=4 * 160 * 210)  # the model sees the screenshot at twice its size
+    summary = run_rollouts(entry.make, specs, ScriptedPolicy(), tmp_path, workers=2, progress=False, gallery=1,
+                           session_options={"template": template, "resize": resize})
+    assert summary["success_rate"] >= 0.95, summary["per_family"]
+    assert summary["errors"] == 0 and summary["invalid_rate"] == 0.0
+    assert summary["mean_reward"] >= 0.9 and 0.5 < summary["mean_decayed_reward"] < summary["mean_reward"]
+    rows = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    clicks = [s for r in rows for s in r["steps"] if s["action"]["type"] == "click"]
+    assert len(clicks) >= len(rows)
+    for s in clicks:
+        (x, y), (x1, y1, x2, y2) = s["action"]["point"], s["gold_box"]
+        assert x1 <= x <= x2 and y1 <= y <= y2, s
+    assert any(s["action"]["type"] == "type" for r in rows for s in r["steps"])
+    assert (tmp_path / "gallery" / "index.html").is_file()
+
+
+def test_random_policy_scores_far_lower(browser, tmp_path):
+    entry = get_env("miniwob")
+    summary = run_rollouts(entry.make, episode_specs(entry.tasks(SUITE), 2 * len(entry.tasks(SUITE))),
+                           RandomPolicy(seed=0), tmp_path, workers=2, progress=False, gallery=0,
+                           session_options={"max_steps": 8})
+    assert summary["success_rate"] <= 0.35 and summary["errors"] == 0
+    assert summary["mean_steps"] > 2  # it acts and rarely achieves anything
+
+
+def test_core_actions_map_to_miniwob_actions(env):
+    from miniwob.action import ActionTypes
+
+    env.reset(seed=3, options={"task": "enter-text"})
+    types = env.instance_config.action_types
+
+    def mapped(action: Action):
+        wob, ignored = env.to_miniwob(action)
+        return (types[wob["action_type"]], wob) if wob is not None else (None, ignored)
+
+    kind, wob = mapped(Action(type="click", point=(12.5, 80.25)))
+    assert kind == ActionTypes.CLICK_COORDS and list(wob["coords"]) == [12.5, 80.25]
+    assert mapped(Action(type="doubleclick", point=(1, 1)))[0] == ActionTypes.DBLCLICK_COORDS
+    assert mapped(Action(type="scroll", direction="down"))[0] == ActionTypes.SCROLL_DOWN_COORDS
+    assert mapped(Action(type="type", text="Jerald"))[1]["text"] == "Jerald"
+    for action, key in ((Action(type="press_enter"), "<Enter>"), (Action(type="hotkey", text="Tab"), "<Tab>"),
+                        (Action(type="system_button", button="Enter"), "<Enter>"),
+                        (Action(type="press_pgdn"), "<PageDown>")):
+        kind, wob = mapped(action)
+        assert kind == ActionTypes.PRESS_KEY and env.instance_config.allowed_keys[wob["key"]] == key
+    assert mapped(Action(type="wait"))[0] == ActionTypes.NONE
+    for action, why in ((Action(type="click", point=(161, 5)), "outside"), (Action(type="press_back"), "no press_back"),
+                        (Action(type="system_button", button="Home"), "no Home"),
+                        (Action(type="scroll", direction="left"), "vertically"),
+                        (Action(type="hotkey", text="ctrl+alt+f4"), "allowed keys")):
+        assert why in mapped(action)[1]
+    with pytest.raises(ValueError, match="at most 64"):
+        env.to_miniwob(Action(type="type", text="x" * 65))
+    with pytest.raises(ValueError, match="core.actions.Action"):
+        env.step("click(3, 4)")
+
+
+def test_ignored_and_ending_actions(env):
+    obs, info = env.reset(seed=1, options={"task": "click-button"})
+    assert info["instruction"].startswith("Click on the") and info["screen_size"] == (160, 210)
+    assert obs.shape == (210, 160, 3) and obs.dtype.name == "uint8"
+    obs2, reward, terminated, truncated, info = env.step({"action": "system_button", "button": "Back"})
+    assert info["ignored"] and reward == 0.0 and not terminated and (obs2 == obs).all()
+    _, reward, terminated, _, info = env.step(Action(type="complete"))
+    assert terminated and not info["success"] and reward == 0.0
+
+
+def test_a_wrong_click_fails_the_task_with_minus_one(env):
+    """MiniWoB's own reward and termination: click-test-2 ends on either button, -1 for the wrong one."""
+    _, info = env.reset(seed=2, options={"task": "click-test-2"})
+    wrong = [w for w in info["widgets"] if w["role"] == "button" and w["text"] != info["fields"]["target"]]
+    x1, y1, x2, y2 = wrong[0]["box"]
+    _, reward, terminated, _, info = env.step(Action(type="click", point=((x1 + x2) / 2, (y1 + y2) / 2)))
+    assert terminated and reward == -1.0 and not info["success"] and info["raw_reward"] == -1.0
+
+
+class _Saboteur:
+    """The scripted policy, except that on the given turn of the given episode it first does ``sabotage(env)``."""
+
+    name = "scripted"
+
+    def __init__(self, episode: str, turn: int, sabotage):
+        self.episode, self.turn, self.sabotage = episode, turn, sabotage
+
+    def __call__(self, sessions):
+        for s in sessions:
+            if s.episode.id == self.episode and len(s.episode.steps) == self.turn:
+                self.sabotage(s.env)
+        return [Reply(s.gold_text()) for s in sessions]
+
+
+@pytest.mark.parametrize("how", ["killed", "frozen"])
+def test_a_dead_or_hung_browser_fails_its_episode_and_the_next_one_gets_a_new_browser(browser, how, tmp_path):
+    from core.envs.miniwob import MiniWoBEnv
+
+    sig = signal.SIGKILL if how == "killed" else signal.SIGSTOP
+    policy = _Saboteur("login-user", 1, lambda e: os.killpg(e.browser_pid(), sig))
+    specs = episode_specs(["login-user", "enter-text", "click-button"])
+    start = time.monotonic()
+    summary = run_rollouts(lambda: MiniWoBEnv(timeout_s=5), specs, policy, tmp_path, progress=False, gallery=0)
+    assert time.monotonic() - start < 60  # the frozen browser cost one deadline, not a hung job
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "episodes.jsonl").read_text().splitlines())}
+    assert "browser" in rows["login-user"]["error"] and not rows["login-user"]["success"]
+    assert rows["login-user"]["n_steps"] == 1  # the step before the sabotage was recorded
+    assert rows["enter-text"]["success"] and rows["click-button"]["success"], summary
+    assert summary["errors"] == 1
+
+
+def test_cli_rollout_json_summary_resume_and_bad_task(browser, tmp_path):
+    from core.cli import app
+
+    def invoke(*args: str):
+        return CliRunner(env={"COLUMNS": "400"}).invoke(app, ["rollout", "--env", "miniwob", *args])
+
+    args = ("--policy", "scripted", "--tasks", "click-test,miniwob/focus-text-v1", "--output", str(tmp_path / "o"),
+            "--json", str(tmp_path / "s.json"))
+    res = invoke(*args)
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["success_rate"] == 1.0 and set(summary["per_family"]) == {"click-test", "focus-text"}
+    assert {"episodes", "mean_steps", "invalid_rate", "mean_reward", "mean_decayed_reward"} <= set(summary)
+    assert "mean_decayed_reward" in res.output
+    again = invoke(*args)
+    assert again.exit_code == 0 and json.loads((tmp_path / "s.json").read_text())["new_turns"] == 0
+    bad = invoke("--policy", "scripted", "--tasks", "click-nothing", "--output", str(tmp_path / "b"))
+    assert bad.exit_code == 2 and "click-nothing" in bad.output
+
+
+@pytest.mark.rl_env
+@pytest.mark.slow
+def test_tiny_model_runs_whole_miniwob_episodes_through_the_hf_backend(browser, tmp_path):
+    pytest.importorskip("transformers")
+    from core.cli import app
+    from core.testing import tiny_qwen25vl_path
+
+    res = CliRunner(env={"COLUMNS": "400"}).invoke(app, [
+        "rollout", "--env", "miniwob", "--tasks", "click-button,enter-text", "--backend", "hf", "--model",
+        str(tiny_qwen25vl_path()), "--device", "cpu", "--max-steps", "2", "--workers", "2", "--max-new-tokens", "24",
+        "--max-pixels", str(256 * 28 * 28), "--output", str(tmp_path), "--gallery", "1"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(r["error"] is None and 1 <= r["n_steps"] <= 2 for r in rows)
+    assert all(isinstance(s["model_text"], str) for r in rows for s in r["steps"])
