@@ -60,6 +60,7 @@ def test_unknown_option_is_a_usage_error(python):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not AITZ.is_dir(), reason=f"shared data folder {AITZ} is absent")
 @pytest.mark.parametrize("python", _pythons())
 def test_scripts_work_with_arguments_on_real_data(python, tmp_path):
