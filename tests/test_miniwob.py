@@ -165,8 +165,13 @@ class _Saboteur:
 def test_a_dead_or_hung_browser_fails_its_episode_and_the_next_one_gets_a_new_browser(browser, how, tmp_path):
     from core.envs.miniwob import MiniWoBEnv
 
-    sig = signal.SIGKILL if how == "killed" else signal.SIGSTOP
-    policy = _Saboteur("login-user", 1, lambda e: os.killpg(e.browser_pid(), sig))
+    sig, groups = signal.SIGKILL if how == "killed" else signal.SIGSTOP, []
+
+    def sabotage(env):
+        groups.append(env.browser_pid())
+        os.killpg(groups[-1], sig)
+
+    policy = _Saboteur("login-user", 1, sabotage)
     specs = episode_specs(["login-user", "enter-text", "click-button"])
     start = time.monotonic()
     summary = run_rollouts(lambda: MiniWoBEnv(timeout_s=5), specs, policy, tmp_path, progress=False, gallery=0)
@@ -176,6 +181,7 @@ def test_a_dead_or_hung_browser_fails_its_episode_and_the_next_one_gets_a_new_br
     assert rows["login-user"]["n_steps"] == 1  # the step before the sabotage was recorded
     assert rows["enter-text"]["success"] and rows["click-button"]["success"], summary
     assert summary["errors"] == 1
+    assert not _alive_in_group(groups[0])  # the broken browser is gone, not left running or stopped
 
 
 def test_cli_rollout_json_summary_resume_and_bad_task(browser, tmp_path):
@@ -213,3 +219,48 @@ def test_tiny_model_runs_whole_miniwob_episodes_through_the_hf_backend(browser, 
     rows = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
     assert len(rows) == 2 and all(r["error"] is None and 1 <= r["n_steps"] <= 2 for r in rows)
     assert all(isinstance(s["model_text"], str) for r in rows for s in r["steps"])
+
+
+@pytest.mark.rl_env
+def test_verl_mobile_use_tool_acts_in_miniwob_by_its_env_switch(browser):
+    """verl's mobile_use tool with ``env: miniwob`` (mobile_use_tool.yaml): the one episode loop in the browser,
+    the task's own success as the reward, the browser closed on release."""
+    import asyncio
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("verl")
+    from core.actions import to_mobile_use
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verl" / "gui_agent"))
+    import mobile_use_tool as mut
+
+    tool = mut.MobileUseTool({"grid": "grid999", "env": "miniwob", "max_steps": 8})
+    iid, _ = asyncio.run(tool.create(create_kwargs={"task_id": "login-user", "seed": 4}))
+    session = tool.session(iid)
+    assert session.episode.screen_size == (160, 210) and "username" in session.episode.instruction
+    while not session.done:
+        w, h = session.episode.screen_size
+        args = mut.regrid_arguments(to_mobile_use(session.info["gold_action"], w, h), mut.CoordinateGrid("pixels"),
+                                    tool.grid, (w, h))
+        _, _, metrics = asyncio.run(tool.execute(iid, args))
+        assert not metrics["invalid"] and not metrics["ignored"]
+    assert asyncio.run(tool.calc_reward(iid)) == 1.0
+    group = session.env.browser_pid()
+    assert _alive_in_group(group)
+    asyncio.run(tool.release(iid))
+    assert not _alive_in_group(group)
+
+
+def _alive_in_group(pgid: int) -> list[int]:
+    """Live (not zombie) processes of process group ``pgid``: the chromedriver and browser of one env."""
+    import psutil
+
+    alive = []
+    for p in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(p.pid) == pgid and p.info["status"] != psutil.STATUS_ZOMBIE:
+                alive.append(p.pid)
+        except (ProcessLookupError, psutil.Error):
+            pass
+    return alive

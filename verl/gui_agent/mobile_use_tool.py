@@ -327,7 +327,9 @@ class MobileUseTool(_base_tool()):
         return float(self.sessions[instance_id].episode.success)
 
     async def release(self, instance_id: str, **kwargs: Any) -> None:
-        self.sessions.pop(instance_id, None)
+        session = self.sessions.pop(instance_id, None)
+        if session is not None:
+            session.env.close()  # a MiniWoB++ env holds a browser
 
 
 __all__ = ["GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool", "ReplayPhoneEnv",
