@@ -16,7 +16,10 @@ Every task is put on the Pixel 7 screen (1080x2400). The screens measured are al
   as GRPO samples a group of rollouts per task (revisited screens come from the frame cache) - goal >= 1000
   steps/s; ``every frame new``: one episode per task, so nearly every frame is composed (bounded by copying
   1080x2400x3 bytes, see the floor);
-- ``env steps, random policy``: uniformly random actions (``env.action_space.sample()``), groups of 8.
+- ``env steps, random policy``: uniformly random actions (``env.action_space.sample()``), groups of 8;
+- ``env steps ... 720x1600``: the gold groups again on the Moto G Play screen. Every observation is new memory
+  (gymnasium requires it; a cached screen is returned as a copy), so a step costs at least writing W x H x 3
+  bytes: steps/s scale with the screen's pixels.
 - ``rollout turns, scripted``: whole episodes through ``core.rollout.EpisodeSession`` with the scripted policy
   (gold action as GUI-R1 text, parsed, mapped through the model frame, stepped); ``+ prompt`` also builds each
   turn's model request (template prompt + screenshot resized to GUI-R1's training size), what a model policy pays
@@ -36,6 +39,7 @@ import time
 import numpy as np
 
 SCREEN = "pixel_7"
+SMALL_SCREEN = "moto_g_play"  # 720x1600: how steps/s scale with the pixels every new observation must fill
 GROUP = 8  # rollouts per task in a GRPO group
 
 
@@ -199,6 +203,10 @@ def main() -> None:
                  "steps/s", ""))
     rows.append((f"env steps, random policy, groups of {GROUP} per task",
                  _steps_per_second(env, tasks, "random", args.seconds, GROUP), "steps/s", ""))
+    small = [t.model_copy(update={"screen": SMALL_SCREEN}) for t in tasks]
+    _episodes(env, small, "gold")
+    rows.append((f"env steps, gold policy, groups of {GROUP}, {SMALL_SCREEN} 720x1600",
+                 _steps_per_second(env, small, "gold", args.seconds, GROUP), "steps/s", ""))
     rows += _rollout_rows(tasks, args.seconds)
 
     print(f"simulated phone on {SCREEN} 1080x2400, one core ({pinned}), per CPU-second; {len(tasks)} tasks, "

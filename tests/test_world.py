@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import gymnasium
 import numpy as np
@@ -305,7 +306,12 @@ def test_hostile_text_in_focused_fields_is_typed_drawn_and_submitted(task_id):
 
 
 def test_gymnasium_registration_and_checker():
+    from gymnasium.utils.env_checker import check_env
+
     env = gymnasium.make(world.ENV_ID)  # wraps with gymnasium's passive env checker and order enforcing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any checker warning fails the test
+        check_env(env.unwrapped)  # gymnasium's full checker: seeding, spaces, new observation data every call
     obs, info = env.reset(seed=3, options={"task": "open_note-2"})
     assert env.observation_space.contains(obs)
     obs, r, term, trunc, info = env.step(info["gold_action"])

@@ -2,8 +2,8 @@
 
 ``reset(seed=..., options={"task": <id or TaskSpec>, "max_steps": K})`` -> ``(obs, info)``;
 ``step(action)`` -> ``(obs, reward, terminated, truncated, info)``. ``obs`` is the screenshot, a READ-ONLY
-HxWx3 uint8 array in screen pixels, shared with the frame cache (an unchanged screen returns the same array, which
-gymnasium's passive checker notes once; nothing can write to it): ``obs.copy()`` before drawing on it. ``action`` is a
+HxWx3 uint8 array in screen pixels, new on every call (it may be the frame cache's own copy, hence read-only):
+``obs.copy()`` before drawing on it. ``action`` is a
 :class:`core.actions.Action` (screen pixels) or a ``mobile_use`` arguments dict (``core.actions.from_mobile_use``);
 anything else raises ``ValueError``. An action the phone ignores changes nothing and ``info["ignored"]`` says why.
 ``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached or the agent ended the

@@ -2,7 +2,7 @@
 
 Every widget is drawn once with Pillow into a sprite (an HxWx3 uint8 array, its full box) and cached by what it
 shows; a frame is the cached background of its screen/theme with the sprites pasted at their boxes (clipped where a
-list cuts them). Finished frames are cached by their composition, so revisiting a screen costs a dictionary lookup.
+list cuts them). Finished frames are cached by their composition, so revisiting a screen costs one array copy.
 Both caches are LRU with a byte budget. Text uses Pillow's bundled scalable font (``ImageFont.load_default(size)``,
 Pillow >= 10.1), so screens are identical on every machine with the same Pillow.
 """
@@ -98,13 +98,18 @@ class Renderer:
         return _background(self.screen, self.theme.background, self.theme.bar, status_h, nav_h)
 
     def frame(self, widgets: Sequence[Widget], status_h: int, nav_h: int) -> np.ndarray:
-        """The screenshot (read-only HxWx3 uint8, shared with the frame cache: copy before drawing on it)."""
+        """The screenshot: a read-only HxWx3 uint8 array that shares memory with no screenshot returned before
+        (gymnasium requires new observation data on every call): a newly composed frame is returned and kept in
+        the frame cache, a cached one is returned as a copy."""
         signature = (self._key, status_h, nav_h, tuple(widgets))
         cached = FRAMES.get(signature)
         if cached is None:
-            cached = self.compose(widgets, status_h, nav_h)
-            FRAMES.put(signature, cached)
-        return cached
+            out = self.compose(widgets, status_h, nav_h)
+            FRAMES.put(signature, out)
+            return out
+        out = cached.copy()
+        out.flags.writeable = False
+        return out
 
     def compose(self, widgets: Sequence[Widget], status_h: int, nav_h: int) -> np.ndarray:
         """A new screenshot from the cached background and sprites (no frame cache)."""
