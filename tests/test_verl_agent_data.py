@@ -25,7 +25,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import mobile_use_tool as mut  # noqa: E402
 import test_verl_agent as agent  # noqa: E402
-from core import testing  # noqa: E402
 
 qwen3_dir, processor = agent.qwen3_dir, agent.processor
 

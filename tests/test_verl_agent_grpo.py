@@ -48,7 +48,7 @@ def test_one_grpo_update_on_multi_turn_episodes(processor, model, held_out_tasks
             {"action": "terminate", "status": "success"})]),
         "invalid": iter(["no idea"]),
     }
-    for name, answers in policies.items():
+    for answers in policies.values():
         loop = agent.make_loop(processor)
         answer = (lambda loop=loop: agent.gold_text(loop)) if answers is None else (lambda a=answers: next(a))
         group.append(agent.run_episode(loop, agent.ScriptedServer(processor.tokenizer, answer),
