@@ -264,3 +264,38 @@ def _alive_in_group(pgid: int) -> list[int]:
         except (ProcessLookupError, psutil.Error):
             pass
     return alive
+
+
+def test_world_export_writes_miniwob_grounding_rows_that_data_convert_takes(browser, tmp_path):
+    """``gui-agent world export --env miniwob``: real Chromium screenshots with the gold action and the DOM box of
+    the element the task needs, in the unified parquet every converter reads; a task without a gold plan is
+    skipped with its reason, never written."""
+    import io
+
+    from PIL import Image
+
+    from core.cli import app
+    from core.data.unified import iter_steps
+
+    out = tmp_path / "mw.parquet"
+    res = CliRunner().invoke(app, ["world", "export", "--env", "miniwob", "--tasks", "click-button,enter-text,click-color",
+                                   "--n", "6", "--seed", "7", "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "skipped 2" in res.output and "click-color: no gold plan" in res.output
+    steps = list(iter_steps(out))
+    assert {s.extra["task"] for s in steps} == {"click-button", "enter-text"}
+    assert {s.extra["seed"] for s in steps} == {7, 8}
+    for s in steps:
+        with Image.open(io.BytesIO(s.image)) as im:
+            assert im.size == s.image_size == (160, 210)
+        if s.action.type == "click":
+            (x, y), (x1, y1, x2, y2) = s.action.point, s.bbox
+            assert x1 <= x <= x2 and y1 <= y <= y2
+    high = [s for s in steps if s.task_type == "high" and s.extra["task"] == "enter-text"]
+    typed = [s for s in high if s.action.type == "type"]
+    assert typed and all(f'"{s.action.text}"' in s.instruction for s in typed)  # the utterance's own target text
+    grounding = [s for s in steps if s.task_type == "grounding" and s.extra["task"] == "click-button"]
+    assert grounding and all(g.instruction.startswith("the ") for g in grounding)
+    conv = CliRunner().invoke(app, ["data", "convert", "--from", "unified", "--to", "verl", "--input", str(out),
+                                    "--output", str(tmp_path / "verl")])
+    assert conv.exit_code == 0 and f"written {len(steps)}" in conv.output, conv.output

@@ -311,6 +311,7 @@ class MiniWoBEnv(gym.Env):
         self.instance: Any = None
         self.task: str | None = None
         self._obs: np.ndarray | None = None
+        self.gold: GoldStep | None = None  # the next gold step in the current state (info["gold_action"] / "gold_box")
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self.observation_space = gym.spaces.Box(0, 255, (210, 160, 3), np.uint8)
         self.action_space = WebActionSpace(160, 210)
@@ -496,7 +497,7 @@ class MiniWoBEnv(gym.Env):
         self._widgets = widgets
         fields = {str(k): str(v) for k, v in wob_obs.get("fields", ())}
         success = bool(self._done and meta.get("raw_reward") == 1.0)
-        gold = None if self._done else plan_gold(self.task or "", fields, widgets)
+        gold = self.gold = None if self._done else plan_gold(self.task or "", fields, widgets)
         decayed = float(meta.get("env_reward") or 0.0) if self._done else 0.0
         info = {"task_id": self.task, "family": self.task, "app": "miniwob", "instruction": str(wob_obs["utterance"]),
                 "step_instruction": gold.instruction if gold else None, "screen_size": (w, h), "widgets": widgets,

@@ -101,7 +101,13 @@ def export_cmd(split: str = _SPLIT,
                                           help="Comma-separated row kinds: low, high, grounding."),
                grounding_per_screen: int = typer.Option(0, "--grounding-per-screen", min=0,
                                                         help="Extra grounding rows per screen for other tappable "
-                                                             "widgets (besides the gold target).")) -> None:
+                                                             "widgets (besides the gold target)."),
+               env: str = typer.Option("sim-phone", "--env", help="sim-phone, or miniwob (MiniWoB++ in Chromium: "
+                                                                  "--tasks, --n episodes, --seed; make setup-web)."),
+               miniwob_tasks: str = typer.Option("click-type", "--tasks",
+                                                 help="miniwob: a suite (click-type) or comma-separated task names."),
+               seed: int = typer.Option(0, "--seed", help="miniwob: seed of the first pass over the tasks (+1 per "
+                                                          "pass).")) -> None:
     """Write a split's gold episodes to the unified parquet (low + high navigation steps, grounding rows)."""
     from core.world.export import LEVELS, export
 
@@ -109,10 +115,30 @@ def export_cmd(split: str = _SPLIT,
     bad = [v for v in chosen if v not in LEVELS]
     if bad or not chosen:
         raise typer.BadParameter(f"unknown level(s) {bad}; choose from {', '.join(LEVELS)}", param_hint="'--levels'")
+    if env != "sim-phone":
+        _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
+        return
     tasks = _tasks(split)[:n]
     total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
+
+
+def _export_other_env(env: str, tasks: str, n: int | None, seed: int, output: Path, levels: list[str]) -> None:
+    """``export --env miniwob``: MiniWoB++ gold episodes (``core.envs.miniwob_export``)."""
+    if env != "miniwob":
+        raise typer.BadParameter(f"unknown env {env!r}; known: sim-phone, miniwob", param_hint="'--env'")
+    from core.envs.miniwob import resolve_tasks
+    from core.envs.miniwob_export import episodes, export
+
+    try:
+        pairs = episodes(resolve_tasks(tasks), n, seed)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--tasks'") from None
+    total, counts, skipped = export(pairs, output, levels)
+    per = ", ".join(f"{k} {v}" for k, v in counts.items())
+    typer.echo(f"{len(pairs)} miniwob episodes ({tasks}) -> {total} rows ({per}) -> {output}; skipped "
+               f"{len(skipped)}" + (f" (e.g. {skipped[0]})" if skipped else ""))
 
 
 PLAY_HELP = """commands: tap ID | tap X Y | long X Y | type TEXT | scroll up|down | back | home | recent | enter |
