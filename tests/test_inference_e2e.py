@@ -83,7 +83,7 @@ def test_limit_then_resume_then_eval(tiny_model, bench_dir, tmp_path):
     # a different resize must not be appended to the same file
     bad = infer(tiny_model, bench_dir / "androidcontrol_high_test.parquet", out, "--max-pixels", "500000",
                 check=False)
-    assert bad.returncode == 2 and "max_pixels=1258291" in bad.stderr
+    assert bad.returncode == 2 and "max_pixels 1258291 -> 500000" in bad.stderr
     report = tmp_path / "eval.json"
     ev = subprocess.run([sys.executable, "-m", "core", "eval", "--predictions", str(out), "--benchmark",
                          "androidcontrol_high", "--json", str(report)], cwd=REPO, env=ENV, check=False, capture_output=True,

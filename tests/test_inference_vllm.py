@@ -141,7 +141,7 @@ def test_engine_failure_only_fails_its_row_and_resume_retries(tiny_model, steps,
     assert (third.resumed, third.written, third.failed) == (len(steps) - 1, 1, 0)
     ids = [json.loads(x)["id"] for x in out.read_text().splitlines()]
     assert sorted(ids) == sorted(f"b:{s.id}" for s in steps) and len(ids) == len(set(ids))
-    with pytest.raises(ValueError, match="max_pixels=1258291"):
+    with pytest.raises(ValueError, match="max_pixels 1258291 -> 999999"):
         run_inference(iter_benchmark(path), backend, out, policy=ResizePolicy(max_pixels=999_999), progress=False)
 
 

@@ -253,3 +253,28 @@ def test_two_infer_runs_on_one_output_and_lone_surrogates(server, tmp_path):
     out.write_text(out.read_text() + out.read_text().splitlines()[0] + "\n")  # a second run appended a row
     with pytest.raises(PredictionFileError, match=r"pred.jsonl:5: field 'id': duplicate id .* \(first at .*:1\)"):
         list(iter_records(out))
+
+
+def test_infer_resume_refuses_changed_options_and_overwrite_starts_over(server, tmp_path):
+    from core.inference.bench import iter_benchmark
+    from core.inference.runner import run_inference
+
+    steps = list(READERS["aitw"](DATA / "aitz", summary=ConversionSummary()))
+    bench = tmp_path / "androidcontrol_high_test.parquet"
+    write_guir1_benchmark(steps, bench)
+    url, _ = server
+    out = tmp_path / "pred.jsonl"
+    backend = OpenAIBackend(url, retries=0)
+    run_inference(iter_benchmark(bench), backend, out, limit=2, progress=False)  # "killed" after 2 rows
+    with pytest.raises(ValueError) as e:
+        run_inference(iter_benchmark(bench), backend, out, template="guir1-inference", progress=False,
+                      policy=ResizePolicy(max_pixels=200_704))
+    backend.close()
+    assert "max_pixels 1258291 -> 200704" in str(e.value) and "template 'guir1-high' -> 'guir1-inference'" in \
+        str(e.value) and "--overwrite to start over" in str(e.value)
+    assert len(out.read_text().splitlines()) == 2  # nothing appended
+    r = infer_cli("--backend", "openai", "--model", url, "--input", bench, "--output", out, "--max-pixels", 200_704,
+                  "--overwrite")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 4 and {row["resize"]["max_pixels"] for row in rows} == {200_704}

@@ -57,6 +57,9 @@ def infer(
         "openai: most seconds one request may take in all (connect, upload, the whole answer); "
         "failed requests are retried twice with exponential backoff."))] = 600.0,
     retry_failed: Annotated[bool, typer.Option(help="Re-run rows of the output that have an error.")] = False,
+    overwrite: Annotated[bool, typer.Option(help=(
+        "Start an existing --output over (needed when resize, model or prompt differ from the run that wrote "
+        "it)."))] = False,
     max_image_pixels: Annotated[int | None, typer.Option(min=1, help=(
         "Largest screenshot (width x height) accepted; larger ones are row errors [default: Pillow's 89478485]."
     ))] = None,
@@ -124,7 +127,8 @@ def infer(
             try:
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
-                                        limit=limit, total=job.total, retry_failed=retry_failed)
+                                        limit=limit, total=job.total, retry_failed=retry_failed,
+                                        overwrite=overwrite)
             except (ValueError, OutputLockedError) as e:
                 typer.echo(f"error: {job.input}: {e}", err=True)
                 raise typer.Exit(2) from None

@@ -241,20 +241,26 @@ class RunSummary:
 
 def _check_compatible(first: dict[str, Any] | None, policy: ResizePolicy, template: str | None, model: str,
                       path: Path) -> None:
-    """Refuse to append to a file written with another model, resize or explicit template."""
+    """Refuse to append to a file written with other output-shaping options (resize, model, prompt template),
+    naming every one that differs."""
     if first is None:
         return
+    from core.prompts import GUI_DESKTOP, GUIR1_GROUNDING, GUIR1_HIGH, GUIR1_LOW
+
     old = first.get("resize") or {}
-    for key in ("min_pixels", "max_pixels", "factor"):
-        if key in old and old[key] != getattr(policy, key):
-            raise ValueError(f"{path} was written with resize {key}={old[key]}, this run uses "
-                             f"{getattr(policy, key)}; use another --output")
+    differ = [f"{key} {old[key]} -> {getattr(policy, key)}" for key in ("min_pixels", "max_pixels", "factor")
+              if key in old and old[key] != getattr(policy, key)]
     if first.get("model") not in (None, model):
-        raise ValueError(f"{path} was written by model {first.get('model')!r}, this run uses {model!r}; "
-                         "use another --output")
-    if template and first.get("template") not in (None, template):
-        raise ValueError(f"{path} was written with template {first.get('template')!r}, this run uses "
-                         f"{template!r}; use another --output")
+        differ.append(f"model {first.get('model')!r} -> {model!r}")
+    written = first.get("template")
+    training = {t.name for t in (GUIR1_HIGH, GUIR1_LOW, GUIR1_GROUNDING, GUI_DESKTOP)}
+    if written is not None and template is not None and written != template:
+        differ.append(f"template {written!r} -> {template!r}")
+    elif written is not None and template is None and written not in training:
+        differ.append(f"template {written!r} -> each step's training template")
+    if differ:
+        raise ValueError(f"{path} was written with other options ({'; '.join(differ)}); rerun with the same "
+                         "options to resume it, or pass --overwrite to start over")
 
 
 def _batches(items: Iterable[Step | SkippedRecord], size: int) -> Iterator[list[Step | SkippedRecord]]:
@@ -270,14 +276,18 @@ def _batches(items: Iterable[Step | SkippedRecord], size: int) -> Iterator[list[
 
 def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, output: str | Path, *,
                   template: str | None = None, policy: ResizePolicy = DEFAULT_POLICY, limit: int | None = None,
-                  total: int | None = None, retry_failed: bool = False, progress: bool = True) -> RunSummary:
+                  total: int | None = None, retry_failed: bool = False, progress: bool = True,
+                  overwrite: bool = False) -> RunSummary:
     """Predict every item (the first ``limit`` when given) into ``output``, skipping ids already there.
 
     ``template``: a ``core.prompts`` name, or None for each step's training template. ``total``: number of
-    input rows, for the progress bar. Rows are written in input order.
+    input rows, for the progress bar. Rows are written in input order. A file written with other resize, model
+    or template options is refused (``ValueError`` naming them); ``overwrite`` deletes it and starts over.
     """
     output = Path(output)
     with output_lock(output):  # one writer per prediction file: a second run fails at once
+        if overwrite:
+            output.unlink(missing_ok=True)
         return _run_locked(items, backend, output, template=template, policy=policy, limit=limit, total=total,
                            retry_failed=retry_failed, progress=progress)
 
