@@ -86,8 +86,11 @@ def test_explicit_template_and_message_conversions(aitz_steps):
     before, after = text.split(IMAGE_PLACEHOLDER)
     hf = hf_messages(req.messages)
     assert hf[0]["content"] == [{"type": "text", "text": before}, {"type": "image"}, {"type": "text", "text": after}]
-    oa = openai_messages(req.messages, req.image)
+    oa = openai_messages(req.messages, req.images)
     url = oa[0]["content"][1]["image_url"]["url"]
+    assert oa == [{"role": "user", "content": [{"type": "text", "text": before},  # one image: as before
+                                               {"type": "image_url", "image_url": {"url": url}},
+                                               {"type": "text", "text": after}]}]
     assert url.startswith("data:image/png;base64,")
     import base64
 

@@ -197,8 +197,8 @@ def test_screenshot_cap_keeps_the_last_turns_as_chat_and_older_ones_as_history()
     assert "not executed: unparsed answer" in msgs[-1]["content"]
     # both screens are after the first tap (the invalid turn did not change it); the progress bar shows it
     assert all(np.asarray(im)[-1, 0].tolist() == [0, 0, 0] for im in images)
-    with pytest.raises(ValueError, match="one screenshot"):
-        session.request()
+    req = session.request()  # what a core.inference backend is sent: the same window, images in order
+    assert req.messages == msgs and req.images == images and req.image is images[-1]
 
 
 def test_episode_specs_spread_a_partial_pass_over_the_task_list():

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,9 +102,11 @@ def resolve_template(name: str | None, step: Step):
 class InferenceRequest:
     """One step ready for a backend.
 
-    ``messages``: chat messages whose text holds exactly one ``<image>`` placeholder; ``image``: RGB screenshot
-    already at ``geometry``'s resized size; ``error``: why the step cannot be sent (missing/corrupt image, bad
-    template), in which case ``messages``/``image`` are None and the runner records the error in the row.
+    ``messages``: chat messages whose text holds one ``<image>`` placeholder per screenshot; ``images``: those
+    screenshots in placeholder order, RGB, already at the model's resized size (``geometry`` is the frame of the
+    last one, the current screen, which answers refer to); ``error``: why the step cannot be sent
+    (missing/corrupt image, bad template), in which case ``messages``/``images`` are None and the runner records
+    the error in the row.
     """
 
     step: Step
@@ -110,13 +114,18 @@ class InferenceRequest:
     policy: ResizePolicy
     geometry: ImageGeometry | None = None
     messages: list[dict[str, Any]] | None = None
-    image: Image.Image | None = None
+    images: list[Image.Image] | None = None
     error: str | None = None
     template_obj: Any = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def image(self) -> Image.Image | None:
+        """The current screenshot (the last of ``images``), None when the request failed."""
+        return self.images[-1] if self.images else None
 
 
 def load_screenshot(step: Step) -> Image.Image:
@@ -159,13 +168,13 @@ def build_request(step: Step, *, template: str | None, policy: ResizePolicy) -> 
     except ValueError as e:  # core.prompts.TemplateError: a step the template cannot express
         req.error = f"template {tmpl.name!r}: {e}"
         return req
-    n_images = sum(_text_of(m).count(IMAGE_PLACEHOLDER) for m in messages)
+    n_images = count_placeholders(messages)
     if n_images != 1:
         req.error = f"template {tmpl.name!r} rendered {n_images} {IMAGE_PLACEHOLDER} placeholders, expected 1"
         return req
     req.messages = messages
     size = (geometry.resized_width, geometry.resized_height)
-    req.image = screenshot if screenshot.size == size else screenshot.resize(size, Image.Resampling.BICUBIC)
+    req.images = [screenshot if screenshot.size == size else screenshot.resize(size, Image.Resampling.BICUBIC)]
     return req
 
 
@@ -176,28 +185,35 @@ def _text_of(message: dict[str, Any]) -> str:
     return "".join(p.get("text", "") for p in content or () if isinstance(p, dict))
 
 
-def _split_parts(text: str, image_part: dict[str, Any]) -> list[dict[str, Any]]:
-    """``text`` as typed content parts with ``image_part`` where the placeholder was (empty texts dropped)."""
+def _split_parts(text: str, image_parts: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``text`` as typed content parts, the next of ``image_parts`` where each placeholder was (empty texts
+    dropped)."""
     parts: list[dict[str, Any]] = []
     for i, chunk in enumerate(text.split(IMAGE_PLACEHOLDER)):
         if i:
-            parts.append(image_part)
+            parts.append(next(image_parts))
         if chunk:
             parts.append({"type": "text", "text": chunk})
     return parts
 
 
-def hf_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Messages for a Hugging Face processor chat template: the placeholder becomes ``{"type": "image"}`` (the
-    image itself is passed to the processor separately); messages without an image keep plain string content."""
+def _typed_messages(messages: list[dict[str, Any]], image_parts: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with typed content parts where their text holds placeholders (the next of ``image_parts`` at
+    each); messages without an image keep plain string content."""
     out = []
     for m in messages:
         text = _text_of(m)
         if IMAGE_PLACEHOLDER in text:
-            out.append({"role": m["role"], "content": _split_parts(text, {"type": "image"})})
+            out.append({"role": m["role"], "content": _split_parts(text, image_parts)})
         else:
             out.append({"role": m["role"], "content": text})
     return out
+
+
+def hf_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages for a Hugging Face processor chat template: the placeholder becomes ``{"type": "image"}`` (the
+    image itself is passed to the processor separately); messages without an image keep plain string content."""
+    return _typed_messages(messages, itertools.repeat({"type": "image"}))
 
 
 def image_data_url(image: Image.Image) -> str:
@@ -207,20 +223,21 @@ def image_data_url(image: Image.Image) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def openai_messages(messages: list[dict[str, Any]], image: Image.Image) -> list[dict[str, Any]]:
-    """Messages for an OpenAI-compatible ``/chat/completions`` call, the image as a base64 ``image_url`` part."""
-    part = {"type": "image_url", "image_url": {"url": image_data_url(image)}}
-    out = []
-    for m in messages:
-        text = _text_of(m)
-        if IMAGE_PLACEHOLDER in text:
-            out.append({"role": m["role"], "content": _split_parts(text, part)})
-        else:
-            out.append({"role": m["role"], "content": text})
-    return out
+def count_placeholders(messages: list[dict[str, Any]]) -> int:
+    """How many ``<image>`` placeholders the text of ``messages`` holds."""
+    return sum(_text_of(m).count(IMAGE_PLACEHOLDER) for m in messages)
+
+
+def openai_messages(messages: list[dict[str, Any]], images: list[Image.Image]) -> list[dict[str, Any]]:
+    """Messages for an OpenAI-compatible ``/chat/completions`` call: the i-th placeholder becomes the i-th image
+    as a base64 ``image_url`` part. ``ValueError`` when placeholders and images differ in number."""
+    if count_placeholders(messages) != len(images):
+        raise ValueError(f"{count_placeholders(messages)} {IMAGE_PLACEHOLDER} placeholders but {len(images)} images")
+    return _typed_messages(messages, iter([{"type": "image_url", "image_url": {"url": image_data_url(im)}}
+                                           for im in images]))
 
 
 __all__ = [
-    "DEFAULT_POLICY", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "hf_messages", "image_data_url",
+    "DEFAULT_POLICY", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders", "hf_messages", "image_data_url",
     "inference_template_name", "load_screenshot", "model_image_factor", "openai_messages", "resolve_template",
 ]

@@ -95,8 +95,6 @@ def rollout(
         raise bad("must be high or low", "--level")
     if policy is PolicyName.model and (backend is None or model is None):
         raise bad("--policy model needs --backend and --model", "--backend/--model")
-    if policy is PolicyName.model and max_screenshots != 1:
-        raise bad("the inference backends send one screenshot per prompt; use 1", "--max-screenshots")
     split = tasks or entry.default_split
     try:
         task_list = entry.tasks(split) if split in entry.splits else [t for t in split.split(",") if t.strip()]
@@ -116,7 +114,8 @@ def rollout(
 
         gen = GenerationConfig(max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
         options: dict = ({"device": device, "dtype": dtype} if backend is BackendName.hf else
-                         {"tensor_parallel_size": tensor_parallel_size, "dtype": dtype}
+                         {"tensor_parallel_size": tensor_parallel_size, "dtype": dtype,
+                          "limit_mm_per_prompt": {"image": max_screenshots}}
                          if backend is BackendName.vllm else {"served_model_name": served_model_name,
                                                               "api_key": api_key})
         try:

@@ -190,12 +190,9 @@ class EpisodeSession:
         return [*self._window_screens, self._current]
 
     def request(self) -> InferenceRequest:
-        """The next turn as a ``core.inference`` request (one screenshot: the backends send one image)."""
-        if self.max_screenshots != 1:
-            raise ValueError("core.inference backends send one screenshot per prompt; use max_screenshots=1 "
-                             "(the verl agent loop reads messages() and images() for more)")
+        """The next turn as a ``core.inference`` request: :meth:`messages` with every screenshot of :meth:`images`."""
         return InferenceRequest(step=self.prompt_step(), template=self.template.name, policy=self.resize,
-                                geometry=self.geometry, messages=self.messages(), image=self.images()[0],
+                                geometry=self.geometry, messages=self.messages(), images=self.images(),
                                 template_obj=self.template)
 
     # ------------------------------------------------------------------------------------------ answers

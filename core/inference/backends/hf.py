@@ -74,7 +74,8 @@ class HFBackend:
 
     def _generate(self, requests: list[InferenceRequest]) -> list[str]:
         texts = [self.prompt_text(r) for r in requests]
-        inputs = self.processor(text=texts, images=[r.image for r in requests], padding=True,
+        images = [im for r in requests for im in r.images]  # in placeholder order, request after request
+        inputs = self.processor(text=texts, images=images, padding=True,
                                 return_tensors="pt", do_resize=False).to(self.device)
         kwargs: dict[str, Any] = {"max_new_tokens": self.gen.max_new_tokens,
                                   "repetition_penalty": self.gen.repetition_penalty}

@@ -1,5 +1,6 @@
-"""OpenAI-compatible HTTP backend: ``POST {base_url}/chat/completions`` with the screenshot as a base64 PNG
-``image_url`` part, for models served by ``vllm serve``, ``llamafactory-cli api`` or ``swift deploy``.
+"""OpenAI-compatible HTTP backend: ``POST {base_url}/chat/completions`` with each screenshot as a base64 PNG
+``image_url`` part (in prompt order), for models served by ``vllm serve`` (``--limit-mm-per-prompt`` at least the
+screenshots per prompt), ``llamafactory-cli api`` or ``swift deploy``.
 
 The screenshot is sent already resized to the training size; the server's own resize is the identity on it
 as long as its pixel bounds contain that size (start LLaMA-Factory with ``--image_max_pixels`` at least the
@@ -124,7 +125,7 @@ class OpenAIBackend:
         """The JSON body of the chat completion call for ``request``."""
         body: dict[str, Any] = {
             "model": self.served_model_name,
-            "messages": openai_messages(request.messages, request.image),
+            "messages": openai_messages(request.messages, request.images),
             "max_tokens": self.gen.max_new_tokens,
             "temperature": max(self.gen.temperature, 0.0),
             "seed": self.gen.seed,

@@ -134,13 +134,18 @@ class VLLMBackend:
             self._ray = ray
 
     def engine_inputs(self, requests: Sequence[InferenceRequest]) -> list[dict[str, Any]]:
-        """vLLM prompt dicts: chat-template text, the resized image, and the resize bounds as
-        ``mm_processor_kwargs`` (a no-op on an image already at that size)."""
+        """vLLM prompt dicts: chat-template text, the resized images in placeholder order, and the resize bounds
+        as ``mm_processor_kwargs`` (a no-op on an image already at that size). ``ValueError`` when a request has
+        more images than ``limit_mm_per_prompt`` allows."""
+        limit = self.engine_args["limit_mm_per_prompt"].get("image", 1)
         out = []
         for r in requests:
+            if len(r.images) > limit:
+                raise ValueError(f"a prompt with {len(r.images)} images, but limit_mm_per_prompt allows {limit}; "
+                                 "raise limit_mm_per_prompt['image']")
             out.append({
                 "prompt": self._chat_template_fn(hf_messages(r.messages)),
-                "multi_modal_data": {"image": [r.image]},
+                "multi_modal_data": {"image": list(r.images)},
                 "mm_processor_kwargs": {"min_pixels": r.policy.min_pixels, "max_pixels": r.policy.max_pixels},
             })
         return out
