@@ -288,7 +288,8 @@ class WebActionSpace(PhoneActionSpace):
         return Action(type=kind)
 
 
-def _widget(el: dict[str, Any]) -> dict[str, Any]:
+def dom_widget(el: dict[str, Any]) -> dict[str, Any]:
+    """One ``dom_elements`` entry of a MiniWoB observation as an ``info["widgets"]`` entry (box in screen pixels)."""
     left, top = float(el["left"][0]), float(el["top"][0])
     w, h = float(el["width"][0]), float(el["height"][0])
     return {"id": int(el["ref"]), "parent": int(el["parent"]), "role": str(el["tag"]), "text": str(el["text"]),
@@ -492,7 +493,7 @@ class MiniWoBEnv(gym.Env):
         if self.observation_space.shape != (h, w, 3):
             self.observation_space = gym.spaces.Box(0, 255, (h, w, 3), np.uint8)
             self.action_space = WebActionSpace(w, h)
-        widgets = [_widget(e) for e in wob_obs["dom_elements"]] if not self._done or not hasattr(self, "_widgets") \
+        widgets = [dom_widget(e) for e in wob_obs["dom_elements"]] if not self._done or not hasattr(self, "_widgets") \
             else self._widgets
         self._widgets = widgets
         fields = {str(k): str(v) for k, v in wob_obs.get("fields", ())}
@@ -513,4 +514,4 @@ if ENV_ID not in gym.registry:
     gym.register(id=ENV_ID, entry_point="core.envs.miniwob:MiniWoBEnv")
 
 __all__ = ["CHROMIUM", "CHROMEDRIVER", "CHROMIUM_FLAGS", "DEFAULT_SUITE", "ENV_ID", "KEY_NAMES", "SUITES",
-           "BrowserError", "GoldStep", "MiniWoBEnv", "WebActionSpace", "plan_gold", "resolve_tasks", "task_names"]
+           "BrowserError", "GoldStep", "dom_widget", "MiniWoBEnv", "WebActionSpace", "plan_gold", "resolve_tasks", "task_names"]
