@@ -31,9 +31,14 @@ def infer(
     prompt: Annotated[list[str] | None, typer.Option(
         help=f"core.prompts template name (e.g. guir1-inference), or {TRAINING_TEMPLATE!r}: each step's training "
              "template (default). Once for every input, or once per --input.")] = None,
+    recipe: Annotated[Path | None, typer.Option(help=(
+        "Take --min-pixels/--max-pixels from this training recipe (recipes/<model>/<method>/config_*.yaml), so "
+        "screenshots are resized as `gui-agent data convert --recipe` exported the training data; explicit flags "
+        "win."))] = None,
     max_pixels: Annotated[int | None, typer.Option(
-        help="smart_resize max pixels [default: GUI-R1 training 1258291].")] = None,
-    min_pixels: Annotated[int | None, typer.Option(help="smart_resize min pixels [default: 3136].")] = None,
+        help="smart_resize max pixels [default: the --recipe's, else GUI-R1 training 1258291].")] = None,
+    min_pixels: Annotated[int | None, typer.Option(
+        help="smart_resize min pixels [default: the --recipe's, else 3136].")] = None,
     factor: Annotated[int | None, typer.Option(
         help="Resize factor (patch x merge) [default: from the model's preprocessor_config.json, else 28].")] = None,
     batch_size: Annotated[int, typer.Option(help="Rows per generate call (per GPU worker for vllm).")] = 8,
@@ -67,7 +72,6 @@ def infer(
     """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
     for all of them. Exit 0 when every row was answered, 1 when some rows failed (each is written with its
     error), 2 when the run could not start (one error line)."""
-    from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.backends import GenerationConfig, make_backend
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
@@ -86,13 +90,11 @@ def infer(
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--model") from None
     try:
-        policy = ResizePolicy(
-            min_pixels=min_pixels if min_pixels is not None else GUIR1_TRAIN_MIN_PIXELS,
-            max_pixels=max_pixels if max_pixels is not None else GUIR1_TRAIN_MAX_PIXELS,
-            factor=factor if factor is not None else model_image_factor(processor_folder),
-        )
+        policy = ResizePolicy.from_options(
+            recipe=recipe, min_pixels=min_pixels, max_pixels=max_pixels,
+            factor=factor if factor is not None else model_image_factor(processor_folder))
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--max-pixels/--min-pixels/--factor") from None
+        raise typer.BadParameter(str(e), param_hint="--recipe/--max-pixels/--min-pixels/--factor") from None
     gen = GenerationConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
                            repetition_penalty=repetition_penalty, seed=seed)
     options: dict = {}
@@ -123,7 +125,8 @@ def infer(
         for job in jobs:
             typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
                        f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
-                       f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor})", err=True)
+                       f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
+                       f"{f', from {policy.recipe}' if policy.recipe else ''})", err=True)
             try:
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,

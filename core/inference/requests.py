@@ -33,11 +33,13 @@ from core.schema import Step
 
 @dataclass(frozen=True)
 class ResizePolicy:
-    """Pixel bounds and patch factor of the model's image resize (``smart_resize``)."""
+    """Pixel bounds and patch factor of the model's image resize (``smart_resize``); ``recipe``: the training
+    recipe file the bounds were read from, if any (:func:`from_recipe`)."""
 
     min_pixels: int = GUIR1_TRAIN_MIN_PIXELS
     max_pixels: int = GUIR1_TRAIN_MAX_PIXELS
     factor: int = QWEN25VL_FACTOR
+    recipe: str | None = None
 
     def __post_init__(self) -> None:
         if self.min_pixels <= 0 or self.max_pixels < self.min_pixels:
@@ -51,13 +53,33 @@ class ResizePolicy:
                                        max_pixels=self.max_pixels)
 
     def record(self, geometry: ImageGeometry | None) -> dict[str, Any]:
-        """The ``resize`` field of a prediction row (``resized_size`` is [W, H] pixels, None when unknown)."""
-        return {
+        """The ``resize`` field of a prediction row (``resized_size`` is [W, H] pixels, None when unknown;
+        ``recipe`` only when the bounds came from one)."""
+        out: dict[str, Any] = {
             "min_pixels": self.min_pixels,
             "max_pixels": self.max_pixels,
             "factor": self.factor,
             "resized_size": None if geometry is None else [geometry.resized_width, geometry.resized_height],
         }
+        if self.recipe is not None:
+            out["recipe"] = self.recipe
+        return out
+
+    @classmethod
+    def from_options(cls, *, recipe: str | Path | None = None, min_pixels: int | None = None,
+                     max_pixels: int | None = None, factor: int = QWEN25VL_FACTOR) -> ResizePolicy:
+        """The policy of ``gui-agent infer`` / ``rollout`` flags: bounds from the training ``recipe`` file
+        (:func:`core.recipes.recipe_pixel_bounds`, the same bounds ``gui-agent data convert --recipe`` exports
+        at), explicit ``min_pixels`` / ``max_pixels`` winning, else GUI-R1's training bounds. ``ValueError``
+        (``core.recipes.RecipeError``) for an unreadable recipe or bad bounds."""
+        low, high = GUIR1_TRAIN_MIN_PIXELS, GUIR1_TRAIN_MAX_PIXELS
+        if recipe is not None:
+            from core.recipes import recipe_pixel_bounds
+
+            low, high = recipe_pixel_bounds(recipe)
+        return cls(min_pixels=low if min_pixels is None else min_pixels,
+                   max_pixels=high if max_pixels is None else max_pixels, factor=factor,
+                   recipe=None if recipe is None else str(recipe))
 
 
 DEFAULT_POLICY = ResizePolicy()
