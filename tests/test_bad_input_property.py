@@ -195,8 +195,9 @@ def test_mind2web_episode(workdir, mind2web_images, data, skip):
 def test_screenagent_step(workdir, data, skip):
     (step,) = data.draw(corrupted_json([json.loads(SESSION_STEP.read_text())]))
     d = fresh(workdir)
-    (d / SESSION_STEP.name).write_bytes(data.draw(corrupted_bytes(_json(step))))
-    check(convert("screenagent", d, d / "o", skip, "--images", str(SESSION / "images")), d / "o", skip)
+    (d / "session").mkdir()
+    (d / "session" / SESSION_STEP.name).write_bytes(data.draw(corrupted_bytes(_json(step))))
+    check(convert("screenagent", d / "session", d / "o", skip, "--images", str(SESSION / "images")), d / "o", skip)
 
 
 # --------------------------------------------------------------------------------------------- parquet readers
