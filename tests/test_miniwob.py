@@ -299,3 +299,19 @@ def test_world_export_writes_miniwob_grounding_rows_that_data_convert_takes(brow
     conv = CliRunner().invoke(app, ["data", "convert", "--from", "unified", "--to", "verl", "--input", str(out),
                                     "--output", str(tmp_path / "verl")])
     assert conv.exit_code == 0 and f"written {len(steps)}" in conv.output, conv.output
+
+
+def test_the_task_timer_runs_while_the_model_thinks(env):
+    """MiniWoB's own timer (``time_limit_s``): a correct click after the limit is a failure (-1), not a success."""
+    env.time_limit_ms = 1000
+    try:
+        _, info = env.reset(seed=5, options={"task": "click-test"})
+        time.sleep(1.5)
+        _, reward, terminated, _, info = env.step(info["gold_action"])
+    finally:
+        env.time_limit_ms = None
+    assert terminated and reward == -1.0 and not info["success"]
+    _, info = env.reset(seed=5, options={"task": "click-test"})  # the task's own 10 s again
+    time.sleep(1.5)
+    _, reward, _, _, info = env.step(info["gold_action"])
+    assert reward == 1.0 and info["success"] and 0.6 < info["env_reward"] < 0.9  # decayed by ~1.5 s of 10

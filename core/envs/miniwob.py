@@ -19,8 +19,9 @@ agent loop (``env: miniwob``) and the exporter use it exactly as they use the si
   point off the screen, a key outside the allowed set) changes nothing and ``info["ignored"]`` says why;
   malformed input raises ``ValueError``.
 - ``reward``: MiniWoB's binary success reward (``miniwob.reward.get_binary_reward``): 0 until the task ends, then
-  1.0 on success and -1.0 on failure (also when its timer ran out). ``info["env_reward"]`` is MiniWoB's original
-  time-decayed reward, ``info["raw_reward"]`` the undecayed one; ``info["metrics"]`` carries the decayed one to the
+  1.0 on success and -1.0 on failure, also when the task's timer ran out (10 s per episode, MiniWoB's default,
+  or ``time_limit_s`` / ``MINIWOB_TIME_LIMIT_S``; it runs while the model thinks). ``info["env_reward"]`` is
+  MiniWoB's original time-decayed reward, ``info["raw_reward"]`` the undecayed one; ``info["metrics"]`` carries the decayed one to the
   rollout summary (``mean_decayed_reward``). ``terminated`` = MiniWoB says done, or an ending action;
   ``truncated`` = ``max_steps`` reached.
 - ``info``: the shared keys (``task_id``, ``family`` = the task name, ``app`` = ``miniwob``, ``instruction`` = the
@@ -256,8 +257,8 @@ def _instance_class():
             self.driver.get(self.url)
             WebDriverWait(self.driver, 5).until(
                 expected_conditions.element_to_be_clickable((By.ID, self.SYNC_SCREEN_ID)))
-            self.inner_width, self.inner_height = self.driver.execute_script(
-                "return [window.innerWidth, window.innerHeight];")
+            self.inner_width, self.inner_height, self.task_time_ms = self.driver.execute_script(
+                "return [window.innerWidth, window.innerHeight, core.EPISODE_MAX_TIME];")
 
         def kill(self) -> None:
             """Kill chromedriver and every browser process it started (one process group); never blocks."""
@@ -304,8 +305,10 @@ class MiniWoBEnv(gym.Env):
 
     def __init__(self, render_mode: str | None = "rgb_array", max_steps: int = DEFAULT_MAX_STEPS,
                  task: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, chromium: str | None = None,
-                 chromedriver: str | None = None):
+                 chromedriver: str | None = None, time_limit_s: float | None = None):
         self.render_mode = render_mode
+        limit = time_limit_s if time_limit_s is not None else os.environ.get("MINIWOB_TIME_LIMIT_S")
+        self.time_limit_ms = None if limit in (None, "") else int(float(limit) * 1000)
         self.default_max_steps, self.default_task, self.timeout_s = max_steps, task, float(timeout_s)
         self.chromium = chromium or os.environ.get("MINIWOB_CHROME_BINARY") or CHROMIUM
         self.chromedriver = chromedriver or os.environ.get("MINIWOB_CHROMEDRIVER") or CHROMEDRIVER
@@ -374,6 +377,8 @@ class MiniWoBEnv(gym.Env):
         elif task != self.task:
             self._call(self.instance.open_task, task)
         self.task, self.steps, self._done = task, 0, False
+        limit_ms = self.instance.task_time_ms if self.time_limit_ms is None else self.time_limit_ms
+        self._call(self.instance.driver.execute_script, f"core.EPISODE_MAX_TIME = {int(limit_ms)};")  # read at start
         obs, infos = [{}], [{}]
         self._call(self.instance.reset, obs, infos, seed)
         return self._observe(obs[0], infos[0], ignored=None)
