@@ -25,6 +25,7 @@ include $(wildcard mk/*.mk)
 help:
 	@echo "gui-agent: make <target> [VAR=value ...]; every target picks its own env under $(VENVS)/ (README.md)"
 	@echo "  setup              create $(VENVS)/{base,rl,llamafactory} from the pinned lock files"
+	@echo "  setup-web          MiniWoB++: Debian chromium + chromium-driver, miniwob + selenium into .venvs/rl (root for apt)"
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
 	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
 	@echo "  demo               every stage on CPU in about a minute, nothing downloaded"
