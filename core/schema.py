@@ -44,21 +44,24 @@ class _FieldError(ValueError):
 
 
 def non_finite_field(value: Any, path: str) -> str | None:
-    """The dotted path of the first NaN/inf number inside ``value`` (models, mappings, sequences), else None."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else path
-    if isinstance(value, BaseModel):
-        value = {name: getattr(value, name) for name in type(value).model_fields}
-    if isinstance(value, dict):
-        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
-    elif isinstance(value, (list, tuple)):
-        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
-    else:
-        return None
-    for sub_path, sub in items:
-        found = non_finite_field(sub, sub_path)
-        if found is not None:
-            return found
+    """The dotted path of the first NaN/inf number inside ``value`` (models, mappings, sequences, any depth;
+    iterative, so deep JSON cannot exhaust the stack), else None."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return where
+            continue
+        if isinstance(item, BaseModel):
+            item = {name: getattr(item, name) for name in type(item).model_fields}
+        if isinstance(item, dict):
+            children = [(f"{where}.{k}" if where else str(k), v) for k, v in item.items()]
+        elif isinstance(item, (list, tuple)):
+            children = [(f"{where}[{i}]", v) for i, v in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed(children))  # depth first, in order: the first bad number is reported
     return None
 
 
@@ -113,7 +116,7 @@ class Step(BaseModel):
         for name in ("action", "bbox", "history", "extra"):
             bad = non_finite_field(getattr(self, name), name)
             if bad is not None:
-                raise _FieldError(bad.split("[")[0], f"{bad} is not a finite number")
+                raise _FieldError(bad.split("[")[0], f"{bad[:200]} is not a finite number")
         w, h = self.image_size
         if self.bbox is not None:
             x1, y1, x2, y2 = self.bbox
