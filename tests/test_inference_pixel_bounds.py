@@ -61,6 +61,7 @@ def test_infer_resizes_a_small_screenshot_to_the_exported_size(shared_data, tmp_
                      "--output", out, "--recipe", GUIR1_3B, "--max-new-tokens", "4", "--limit", "2")
     assert proc.returncode == 0, proc.stderr
     assert f"resize 262144..1258291 px (factor 28, from {GUIR1_3B})" in proc.stderr
+    assert "batch 8: CPU default" in proc.stderr  # no --batch-size on CPU: today's default
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [tuple(r["resize"]["resized_size"]) for r in rows] == exported[:2] == [(364, 784)] * 2
     assert all(r["resize"] == {"min_pixels": 262_144, "max_pixels": 1_258_291, "factor": 28,

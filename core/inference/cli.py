@@ -41,7 +41,9 @@ def infer(
         help="smart_resize min pixels [default: the --recipe's, else 3136].")] = None,
     factor: Annotated[int | None, typer.Option(
         help="Resize factor (patch x merge) [default: from the model's preprocessor_config.json, else 28].")] = None,
-    batch_size: Annotated[int, typer.Option(help="Rows per generate call (per GPU worker for vllm).")] = 8,
+    batch_size: Annotated[int | None, typer.Option(min=1, help=(
+        "Rows per generate call (per GPU worker for vllm) [default: 8; hf on CUDA: from the free GPU memory "
+        "after loading, up to 64]."))] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N rows of the input.")] = None,
     images: Annotated[Path | None, typer.Option(help="Folder that relative image paths are resolved in.")] = None,
     max_new_tokens: Annotated[int, typer.Option(help="New tokens per answer.")] = 1024,
@@ -99,7 +101,9 @@ def infer(
                            repetition_penalty=repetition_penalty, seed=seed)
     options: dict = {}
     if backend is BackendName.hf:
-        options = {"device": device, "dtype": dtype}
+        from core.inference.backends.hf import max_prompt_tokens
+
+        options = {"device": device, "dtype": dtype, "prompt_tokens": max_prompt_tokens(policy)}
     elif backend is BackendName.vllm:
         options = {"tensor_parallel_size": tensor_parallel_size, "data_parallel_size": data_parallel_size,
                    "gpu_memory_utilization": gpu_memory_utilization, "max_model_len": max_model_len,
@@ -117,7 +121,8 @@ def infer(
         typer.echo(f"error: cannot start the {backend.value} backend: {e}", err=True)
         raise typer.Exit(2) from None
     typer.echo(f"infer: {backend.value} backend ready for {len(jobs)} file(s) ({model}, loaded in "
-               f"{time.monotonic() - start:.1f} s)", err=True)
+               f"{time.monotonic() - start:.1f} s; batch {runner_backend.batch_rows}: "
+               f"{getattr(runner_backend, 'batch_source', 'given')})", err=True)
     from core.inference.bench import iter_benchmark
 
     failed = 0

@@ -260,6 +260,7 @@ def openai_messages(messages: list[dict[str, Any]], images: list[Image.Image]) -
 
 
 __all__ = [
-    "DEFAULT_POLICY", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders", "hf_messages", "image_data_url",
+    "DEFAULT_POLICY", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
+    "hf_messages", "image_data_url",
     "inference_template_name", "load_screenshot", "model_image_factor", "openai_messages", "resolve_template",
 ]

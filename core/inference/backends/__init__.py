@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 BACKENDS: tuple[str, ...] = ("hf", "vllm", "openai")
+#: Rows per ``generate`` call when none is given (the hf backend on CUDA picks its own: ``hf.pick_batch_size``).
+DEFAULT_BATCH_SIZE = 8
 
 T = TypeVar("T")
 
@@ -79,12 +81,14 @@ def generate_isolating_failures(fn: Callable[[list[T]], list[str]], items: list[
     return out
 
 
-def make_backend(name: str, model: str, *, gen: GenerationConfig, batch_size: int, **options: Any) -> Backend:
-    """The backend called ``name`` (one of :data:`BACKENDS`) for ``model`` (a folder, hub id or server URL)."""
+def make_backend(name: str, model: str, *, gen: GenerationConfig, batch_size: int | None, **options: Any) -> Backend:
+    """The backend called ``name`` (one of :data:`BACKENDS`) for ``model`` (a folder, hub id or server URL);
+    ``batch_size`` None: :data:`DEFAULT_BATCH_SIZE`, or for hf on CUDA from the free GPU memory."""
     if name == "hf":
         from core.inference.backends.hf import HFBackend
 
         return HFBackend(model, gen=gen, batch_size=batch_size, **options)
+    batch_size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
     if name == "vllm":
         from core.inference.backends.vllm import VLLMBackend
 
@@ -96,5 +100,5 @@ def make_backend(name: str, model: str, *, gen: GenerationConfig, batch_size: in
     raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 
-__all__ = ["BACKENDS", "DEFAULT_GENERATION", "Backend", "Generation", "GenerationConfig", "describe", "generate_isolating_failures",
+__all__ = ["BACKENDS", "DEFAULT_BATCH_SIZE", "DEFAULT_GENERATION", "Backend", "Generation", "GenerationConfig", "describe", "generate_isolating_failures",
            "make_backend"]
