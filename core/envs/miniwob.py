@@ -42,11 +42,13 @@ agent loop (``env: miniwob``) and the exporter use it exactly as they use the si
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import os
 import re
 import signal
 import urllib.parse
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -355,7 +357,12 @@ class MiniWoBEnv(gym.Env):
                                    f"chromium-driver)")
         instance = _instance_class()(task, self.chromium, self.chromedriver)
         self.instance = instance
+        _LIVE.add(self)
         self._call(instance.create_driver)
+
+    def __del__(self) -> None:
+        if hasattr(self, "_pool"):  # not when __init__ failed half-way
+            self._kill()
 
     def browser_pid(self) -> int | None:
         """The chromedriver process id (its process group holds the browser), None before the first reset."""
@@ -513,6 +520,17 @@ class MiniWoBEnv(gym.Env):
                 "raw_reward": float(meta.get("raw_reward") or 0.0) if self._done else 0.0,
                 "elapsed": meta.get("elapsed"), "metrics": {"decayed_reward": decayed}}
         return self._obs, info
+
+
+#: Envs with a browser: killed at interpreter exit (the browsers run in their own process group, so a Ctrl-C on the
+#: terminal does not reach them).
+_LIVE: weakref.WeakSet[MiniWoBEnv] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_browsers() -> None:
+    for env in list(_LIVE):
+        env._kill()
 
 
 if ENV_ID not in gym.registry:
