@@ -317,6 +317,7 @@ class MiniWoBEnv(gym.Env):
         self.instance: Any = None
         self.task: str | None = None
         self._obs: np.ndarray | None = None
+        self._widgets: list[dict[str, Any]] = []
         self.gold: GoldStep | None = None  # the next gold step in the current state (info["gold_action"] / "gold_box")
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self.observation_space = gym.spaces.Box(0, 255, (210, 160, 3), np.uint8)
@@ -505,9 +506,9 @@ class MiniWoBEnv(gym.Env):
         if self.observation_space.shape != (h, w, 3):
             self.observation_space = gym.spaces.Box(0, 255, (h, w, 3), np.uint8)
             self.action_space = WebActionSpace(w, h)
-        widgets = [dom_widget(e) for e in wob_obs["dom_elements"]] if not self._done or not hasattr(self, "_widgets") \
-            else self._widgets
-        self._widgets = widgets
+        if not self._done:  # an ended task's page is blank: keep the last widgets, as the last screenshot
+            self._widgets = [dom_widget(e) for e in wob_obs["dom_elements"]]
+        widgets = self._widgets
         fields = {str(k): str(v) for k, v in wob_obs.get("fields", ())}
         success = bool(self._done and meta.get("raw_reward") == 1.0)
         gold = self.gold = None if self._done else plan_gold(self.task or "", fields, widgets)
@@ -536,5 +537,6 @@ def _kill_browsers() -> None:
 if ENV_ID not in gym.registry:
     gym.register(id=ENV_ID, entry_point="core.envs.miniwob:MiniWoBEnv")
 
-__all__ = ["CHROMIUM", "CHROMEDRIVER", "CHROMIUM_FLAGS", "DEFAULT_SUITE", "ENV_ID", "KEY_NAMES", "SUITES",
-           "BrowserError", "GoldStep", "dom_widget", "MiniWoBEnv", "WebActionSpace", "plan_gold", "resolve_tasks", "task_names"]
+__all__ = ["CHROMEDRIVER", "CHROMIUM", "CHROMIUM_FLAGS", "DEFAULT_SUITE", "ENV_ID", "KEY_NAMES", "SUITES",
+           "BrowserError", "GoldStep", "MiniWoBEnv", "WebActionSpace", "dom_widget", "plan_gold", "resolve_tasks",
+           "task_names"]
