@@ -35,9 +35,9 @@ agent loop (``env: miniwob``) and the exporter use it exactly as they use the si
 - The browser: Debian's ``/usr/bin/chromium`` + ``/usr/bin/chromedriver`` (``MINIWOB_CHROME_BINARY`` /
   ``MINIWOB_CHROMEDRIVER`` override them; Selenium never looks a driver up online), started with
   :data:`CHROMIUM_FLAGS`, one browser per env, reused across tasks and episodes. Every browser call has a
-  deadline (``timeout_s``, default 30 s): a browser that dies or hangs is killed (its whole process group) and
-  the call raises :class:`BrowserError` (never a ``ValueError``, so the rollout loop reports the episode as an
-  error); the next ``reset`` starts a fresh browser.
+  deadline (``timeout_s``, default 30 s; starting the browser 60 s): a browser that dies or hangs is killed (its
+  whole process group) and the call raises :class:`BrowserError` (never a ``ValueError``, so the rollout loop
+  reports the episode as an error); the next ``reset`` starts a fresh browser.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ CHROMIUM_FLAGS: tuple[str, ...] = ("--headless", "--no-sandbox", "--disable-gpu"
                                    "--disable-dev-shm-usage")
 DEFAULT_MAX_STEPS = 20
 DEFAULT_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 60.0  # starting Chromium and loading the first page: seconds on a loaded 2-core machine
 ENDING_ACTIONS = frozenset({"complete", "impossible", "terminate", "answer"})
 
 #: Named task suites (``--tasks click-type``). ``click-type``: 12 click and type tasks whose gold plan is read from
@@ -324,18 +325,18 @@ class MiniWoBEnv(gym.Env):
         self.action_space = WebActionSpace(160, 210)
 
     # ------------------------------------------------------------------ browser calls with a deadline
-    def _call(self, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` on the browser thread; past ``timeout_s``, or on any browser failure, the browser is
-        killed and :class:`BrowserError` raised."""
+    def _call(self, fn: Any, *args: Any, timeout_s: float | None = None) -> Any:
+        """``fn(*args)`` on the browser thread; past ``timeout_s`` (default: the env's), or on any browser failure,
+        the browser is killed and :class:`BrowserError` raised."""
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="miniwob-browser")
         future = self._pool.submit(fn, *args)
         try:
-            return future.result(timeout=self.timeout_s)
+            return future.result(timeout=timeout_s or self.timeout_s)
         except concurrent.futures.TimeoutError:
             self._kill()
-            raise BrowserError(f"the browser did not answer within {self.timeout_s:g} s; killed (restarted on the "
-                               f"next reset)") from None
+            raise BrowserError(f"the browser did not answer within {timeout_s or self.timeout_s:g} s; killed "
+                               f"(restarted on the next reset)") from None
         except BrowserError:
             raise
         except Exception as e:  # selenium / urllib3 / miniwob: the browser is gone or broken
@@ -359,7 +360,7 @@ class MiniWoBEnv(gym.Env):
         instance = _instance_class()(task, self.chromium, self.chromedriver)
         self.instance = instance
         _LIVE.add(self)
-        self._call(instance.create_driver)
+        self._call(instance.create_driver, timeout_s=max(START_TIMEOUT_S, self.timeout_s))
 
     def __del__(self) -> None:
         if hasattr(self, "_pool"):  # not when __init__ failed half-way
