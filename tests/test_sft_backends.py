@@ -191,7 +191,7 @@ print("PROBE_JSON " + json.dumps(out))
 
 
 def _script_pixels(script: Path) -> dict[str, str]:
-    """MAX_PIXELS / MIN_PIXELS defaults the shipped script exports."""
+    """MAX_PIXELS / MIN_PIXELS defaults the shipped script (or the file it sources) exports."""
     env = {}
     for line in script.read_text().splitlines():
         for key in ("MAX_PIXELS", "MIN_PIXELS"):
@@ -205,7 +205,7 @@ def _script_pixels(script: Path) -> dict[str, str]:
 def test_swift_preprocessing_keeps_exported_frame(tmp_path, click_steps, real_processor_model):
     from transformers import AutoTokenizer
 
-    pixels = _script_pixels(SWIFT_LORA)
+    pixels = _script_pixels(SWIFT_LORA.with_name("sft_common.sh"))  # the scripts source it
     assert pixels == {"MAX_PIXELS": str(GUIR1_TRAIN_MAX_PIXELS), "MIN_PIXELS": str(GUIR1_TRAIN_MIN_PIXELS)}
     rows = _export("swift", click_steps, tmp_path, "gui-r1-3k",
                    min_pixels=GUIR1_TRAIN_MIN_PIXELS, max_pixels=GUIR1_TRAIN_MAX_PIXELS)

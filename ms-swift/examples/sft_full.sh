@@ -9,38 +9,15 @@
 set -euo pipefail
 
 MODEL=${MODEL:-Qwen/Qwen2.5-VL-7B-Instruct}
-DATASET=${DATASET:?set DATASET to the exported swift .jsonl}
-TEMPLATE=${TEMPLATE:-qwen2_5_vl}
 OUTPUT_DIR=${OUTPUT_DIR:-saves/swift/full/gui-sft}
 DEEPSPEED=${DEEPSPEED-configs/deepspeed/ds_z3_config.json}  # set it empty for no DeepSpeed (CPU)
-SWIFT=${SWIFT:-swift}
-export MAX_PIXELS=${MAX_PIXELS:-1258291}
-export MIN_PIXELS=${MIN_PIXELS:-3136}
+source "$(dirname "${BASH_SOURCE[0]}")/sft_common.sh"
 
-exec "$SWIFT" sft \
-    --model "$MODEL" \
-    --template "$TEMPLATE" \
-    --dataset "$DATASET" \
-    --split_dataset_ratio 0 \
+swift_sft \
     --tuner_type full \
-    --freeze_vit true \
-    --freeze_aligner true \
-    --torch_dtype bfloat16 \
     --num_train_epochs 2 \
-    --per_device_train_batch_size 1 \
     --gradient_accumulation_steps 4 \
     --learning_rate 1e-5 \
-    --lr_scheduler_type cosine \
-    --warmup_ratio 0.1 \
-    --gradient_checkpointing true \
-    --max_length 4096 \
     ${DEEPSPEED:+--deepspeed "$DEEPSPEED"} \
-    --logging_steps 10 \
-    --save_steps 500 \
-    --save_total_limit 2 \
     --save_only_model true \
-    --dataset_num_proc 8 \
-    --dataloader_num_workers 4 \
-    --report_to none \
-    --output_dir "$OUTPUT_DIR" \
     "$@"
