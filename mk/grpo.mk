@@ -25,6 +25,15 @@ export WANDB_PROJECT ?= gui-agent
 HAS_CUDA = $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 cpu_note = @$(if $(HAS_CUDA),true,echo "$(1): no CUDA GPU found: CPU-safe settings (fp32, dataloader workers 0); ARGS overrides them")
 
+# What a trl / ms-swift GRPO target checks before training: its data and recipe exist, and the CPU note.
+# $(1) target, $(2) data path, $(3) `test` flag for it (-f file, -d folder), $(4) export format (--to), $(5) data
+# variable, $(6) recipe path, $(7) recipe variable, $(8) backend (recipe files are recipes/*/grpo/*_<backend>.yaml).
+define grpo_preflight
+	@test $(3) "$(2)" || { echo "$(1): $(2) not found (export it with --to $(4), or set $(5)=)"; exit 2; }
+	@test -f "$(6)" || { echo "$(1): recipe $(6) not found (ls recipes/*/grpo/*_$(8).yaml; set $(7)=)"; exit 2; }
+	$(call cpu_note,$(1))
+endef
+
 .PHONY: grpo-verl
 grpo-verl: $(VENVS)/rl/.ready
 	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }

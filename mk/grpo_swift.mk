@@ -17,9 +17,7 @@ ARGS ?=
 
 .PHONY: grpo-swift
 grpo-swift: $(VENVS)/rl/.ready
-	@test -f "$(SWIFT_GRPO_DATA)" || { echo "grpo-swift: $(SWIFT_GRPO_DATA) not found (export it with --to swift, or set SWIFT_GRPO_DATA=)"; exit 2; }
-	@test -f "$(SWIFT_GRPO_RECIPE)" || { echo "grpo-swift: recipe $(SWIFT_GRPO_RECIPE) not found (ls recipes/*/grpo/*_swift.yaml)"; exit 2; }
-	$(call cpu_note,grpo-swift)
+	$(call grpo_preflight,grpo-swift,$(SWIFT_GRPO_DATA),-f,swift,SWIFT_GRPO_DATA,$(SWIFT_GRPO_RECIPE),SWIFT_GRPO_RECIPE,swift)
 	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(call run_name,$(SWIFT_GRPO_RECIPE)) \
 	RECIPE=$(SWIFT_GRPO_RECIPE) MODEL=$(MODEL) DATASET=$(SWIFT_GRPO_DATA) TEMPLATE=$(SWIFT_GRPO_TEMPLATE) \
 		OUTPUT_DIR=$(SWIFT_GRPO_OUTPUT) SWIFT=$(RL)/swift bash ms-swift/examples/grpo.sh $(SWIFT_HUB_ARGS) \

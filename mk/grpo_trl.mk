@@ -12,9 +12,7 @@ ARGS ?=
 
 .PHONY: grpo-trl
 grpo-trl: $(VENVS)/rl/.ready
-	@test -d "$(TRL_DATA)" || { echo "grpo-trl: $(TRL_DATA) not found (export it with --to vlmr1, or set TRL_DATA=)"; exit 2; }
-	@test -f "$(TRL_RECIPE)" || { echo "grpo-trl: recipe $(TRL_RECIPE) not found (ls recipes/*/grpo/*_trl.yaml; set TRL_RECIPE=)"; exit 2; }
-	$(call cpu_note,grpo-trl)
+	$(call grpo_preflight,grpo-trl,$(TRL_DATA),-d,vlmr1,TRL_DATA,$(TRL_RECIPE),TRL_RECIPE,trl)
 	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(call run_name,$(TRL_RECIPE)) \
 	$(RL)/python VLM-R1/grpo.py --config $(TRL_RECIPE) --model_name_or_path $(MODEL) --dataset $(TRL_DATA) \
 		--output_dir $(TRL_OUTPUT) --report_to $(report_to) --run_name $(call run_name,$(TRL_RECIPE)) \
