@@ -10,24 +10,14 @@
 # Uses the rl environment itself (.venvs/rl, created by `make setup`); nothing needs activating.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 PRED_DIR="${1:-${PRED_DIR:-}}"
 OUT_DIR="${2:-${OUT_DIR:-outputs/guir1/eval}}"
 MODES="${MODES:-strict guir1}"
-PY="$ROOT/.venvs/rl/bin/python"
 
-if [[ -z "$PRED_DIR" ]]; then
-    echo "usage: bash experiments/guir1/eval.sh PRED_DIR [OUT_DIR]" >&2
-    exit 2
-fi
-if [[ ! -d "$PRED_DIR" ]]; then
-    echo "error: predictions folder '$PRED_DIR' does not exist" >&2
-    exit 2
-fi
-if [[ ! -x "$PY" ]]; then
-    echo "error: $PY not found; create the environments first with 'make setup'" >&2
-    exit 1
-fi
+[[ -n "$PRED_DIR" ]] || fail 2 "usage: bash experiments/guir1/eval.sh PRED_DIR [OUT_DIR]"
+[[ -d "$PRED_DIR" ]] || fail 2 "error: predictions folder '$PRED_DIR' does not exist"
+require_rl_python
 PRED_DIR="$(cd "$PRED_DIR" && pwd)"
 mkdir -p "$OUT_DIR"
 OUT_DIR="$(cd "$OUT_DIR" && pwd)"

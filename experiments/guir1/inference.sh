@@ -27,8 +27,7 @@
 #   INFER_ARGS   extra `gui-agent infer` options, e.g. "--max-new-tokens 512 --repetition-penalty 1.05"
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PY="$ROOT/.venvs/rl/bin/python"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 MODEL_PATH="${MODEL_PATH:-}"
 DATA_DIR="${DATA_DIR:-$ROOT/Data/GUI-R1-3K}"
 OUT_DIR="${OUT_DIR:-outputs/guir1/predictions}"
@@ -39,18 +38,9 @@ MIN_PIXELS="${MIN_PIXELS:-3136}"
 TP="${TP:-1}"
 BENCHMARKS="${BENCHMARKS:-androidcontrol_high androidcontrol_low guiact_web guiodyssey omniact_desktop omniact_web screenspot screenspot_pro}"
 
-if [[ -z "$MODEL_PATH" ]]; then
-    echo "usage: MODEL_PATH=... [DATA_DIR=...] [OUT_DIR=...] bash experiments/guir1/inference.sh" >&2
-    exit 2
-fi
-if [[ ! -x "$PY" ]]; then
-    echo "error: $PY not found; create the environments first with 'make setup'" >&2
-    exit 1
-fi
-if [[ ! -d "$DATA_DIR" ]]; then
-    echo "error: DATA_DIR '$DATA_DIR' does not exist (make data-download writes Data/GUI-R1-3K)" >&2
-    exit 2
-fi
+[[ -n "$MODEL_PATH" ]] || fail 2 "usage: MODEL_PATH=... [DATA_DIR=...] [OUT_DIR=...] bash experiments/guir1/inference.sh"
+require_rl_python
+[[ -d "$DATA_DIR" ]] || fail 2 "error: DATA_DIR '$DATA_DIR' does not exist (make data-download writes Data/GUI-R1-3K)"
 case "$BACKEND" in
     vllm) BATCH_SIZE="${BATCH_SIZE:-64}"
           if [[ -z "${DP:-}" ]]; then
@@ -60,7 +50,7 @@ case "$BACKEND" in
           BACKEND_ARGS=(--tensor-parallel-size "$TP" --data-parallel-size "$DP") ;;
     hf) BATCH_SIZE="${BATCH_SIZE:-4}"; BACKEND_ARGS=() ;;
     openai) BATCH_SIZE="${BATCH_SIZE:-16}"; BACKEND_ARGS=() ;;
-    *) echo "error: BACKEND must be vllm, hf or openai, got '$BACKEND'" >&2; exit 2 ;;
+    *) fail 2 "error: BACKEND must be vllm, hf or openai, got '$BACKEND'" ;;
 esac
 
 # GUI-R1's test prompt for each benchmark (PROMPT=guir1).
@@ -96,10 +86,7 @@ for bench in $BENCHMARKS; do
     echo "== $bench -> $PRED_DIR/${bench}_test.json (prompt $prompt)"
     pairs+=(--input "$input" --output "$PRED_DIR/${bench}_test.json" --prompt "$prompt")
 done
-if [[ ${#pairs[@]} -eq 0 ]]; then
-    echo "error: no <benchmark>_test.parquet in $DATA_DIR (benchmarks: $BENCHMARKS)" >&2
-    exit 1
-fi
+[[ ${#pairs[@]} -gt 0 ]] || fail 1 "error: no <benchmark>_test.parquet in $DATA_DIR (benchmarks: $BENCHMARKS)"
 "$PY" -m core infer --backend "$BACKEND" --model "$MODEL_PATH" "${pairs[@]}" --max-pixels "$MAX_PIXELS" \
     --min-pixels "$MIN_PIXELS" --batch-size "$BATCH_SIZE" "${BACKEND_ARGS[@]}" ${INFER_ARGS:-}
 echo "predictions: $PRED_DIR  (score them: make eval PRED_DIR=$PRED_DIR)"
