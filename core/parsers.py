@@ -274,6 +274,20 @@ def _quote_tolerances(features: set, canonical: str) -> list[str]:
     return tol
 
 
+def _single_literal(payload: str, what: str, kind: str, canonical: str, tol: list[str]) -> Any:
+    """``payload`` (already stripped and length-checked) read as exactly one literal; its quote tolerances go to
+    ``tol`` (``canonical``: 'sq' or 'dq'). Raises :class:`_ParseError` naming ``what`` when it is empty or is not
+    a single ``kind``."""
+    if not payload:
+        raise _ParseError(f"empty {what}")
+    p = _LiteralParser(payload)
+    value, end = p.parse_prefix()
+    if end != len(payload):
+        raise _ParseError(f"{what} is not a single {kind}")
+    tol.extend(_quote_tolerances(p.features, canonical))
+    return value
+
+
 # --------------------------------------------------------------------------------------------- helpers
 
 
@@ -462,13 +476,7 @@ def _parse_guir1(text: str, strict: bool) -> ParseResult:
         tol.append(TOL_WHITESPACE)
     if "\n" in stripped:
         tol.append(TOL_PRETTY)
-    if not stripped:
-        raise _ParseError("empty answer")
-    p = _LiteralParser(stripped)
-    value, end = p.parse_prefix()
-    if end != len(stripped):
-        raise _ParseError("answer is not a single literal")
-    tol.extend(_quote_tolerances(p.features, "sq"))
+    value = _single_literal(stripped, "answer", "literal", "sq", tol)
     if isinstance(value, dict):
         tol.append(TOL_DICT_ANSWER)
         value = [value]
@@ -615,13 +623,7 @@ def _parse_tool_call(text: str, strict: bool) -> ParseResult:
         payload = content.strip()
         if len(payload) > MAX_PAYLOAD_CHARS:
             raise _ParseError(f"too long (tool call of {len(payload)} chars)")
-        if not payload:
-            raise _ParseError("empty tool call")
-        p = _LiteralParser(payload)
-        call, end = p.parse_prefix()
-        if end != len(payload):
-            raise _ParseError("tool call is not a single JSON object")
-        tol.extend(_quote_tolerances(p.features, "dq"))
+        call = _single_literal(payload, "tool call", "JSON object", "dq", tol)
         actions.append(_tool_call_action(call, tol))
     return _finish("tool_call", actions, thought, tol, strict)
 
