@@ -66,7 +66,10 @@ def _grounding(name: str, title: str, source: str) -> Benchmark:
                      {"strict": GROUNDING_STRICT, "guir1": GROUNDING_GUIR1})
 
 
-def _navigation(name: str, title: str, table: str, source: str) -> Benchmark:
+def _navigation(name: str, title: str, table: str, paper: str) -> Benchmark:
+    """A navigation benchmark scored with OS-Atlas Type/GR/SR; ``paper`` cites the data set, ``table`` is the
+    GUI-R1 table (low | high) it is reported in."""
+    source = f"{paper}, OS-Atlas Type/GR/SR; GUI-R1 {table}-level table. " + GUIR1_SOURCE
     return Benchmark(name, title, "navigation", table, f"{name}_test.json", source,
                      {"strict": NAV_STRICT, "guir1": NAV_GUIR1})
 
@@ -79,24 +82,12 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
                "OS-Atlas (Wu et al., arXiv:2410.23218) corrected ScreenSpot annotations; same metric as ScreenSpot."),
     _grounding("screenspot_pro", "ScreenSpot-Pro",
                "ScreenSpot-Pro (Li et al., arXiv:2504.07981); GUI-R1 paper Table 'ScreenSpot-Pro'. " + GUIR1_SOURCE),
-    _navigation("androidcontrol_low", "AndroidControl-Low", "low",
-                "AndroidControl (Li et al., arXiv:2406.03679), OS-Atlas Type/GR/SR; GUI-R1 low-level table. "
-                + GUIR1_SOURCE),
-    _navigation("androidcontrol_high", "AndroidControl-High", "high",
-                "AndroidControl (Li et al., arXiv:2406.03679), OS-Atlas Type/GR/SR; GUI-R1 high-level table. "
-                + GUIR1_SOURCE),
-    _navigation("guiodyssey", "GUI-Odyssey", "high",
-                "GUI-Odyssey (Lu et al., arXiv:2406.08451), OS-Atlas Type/GR/SR; GUI-R1 high-level table. "
-                + GUIR1_SOURCE),
-    _navigation("guiact_web", "GUI-Act-Web", "low",
-                "GUICourse/GUI-Act (Chen et al., arXiv:2406.11317), OS-Atlas Type/GR/SR; GUI-R1 low-level table. "
-                + GUIR1_SOURCE),
-    _navigation("omniact_web", "OmniAct-Web", "low",
-                "OmniAct (Kapoor et al., arXiv:2402.17553), OS-Atlas Type/GR/SR; GUI-R1 low-level table. "
-                + GUIR1_SOURCE),
-    _navigation("omniact_desktop", "OmniAct-Desktop", "low",
-                "OmniAct (Kapoor et al., arXiv:2402.17553), OS-Atlas Type/GR/SR; GUI-R1 low-level table. "
-                + GUIR1_SOURCE),
+    _navigation("androidcontrol_low", "AndroidControl-Low", "low", "AndroidControl (Li et al., arXiv:2406.03679)"),
+    _navigation("androidcontrol_high", "AndroidControl-High", "high", "AndroidControl (Li et al., arXiv:2406.03679)"),
+    _navigation("guiodyssey", "GUI-Odyssey", "high", "GUI-Odyssey (Lu et al., arXiv:2406.08451)"),
+    _navigation("guiact_web", "GUI-Act-Web", "low", "GUICourse/GUI-Act (Chen et al., arXiv:2406.11317)"),
+    _navigation("omniact_web", "OmniAct-Web", "low", "OmniAct (Kapoor et al., arXiv:2402.17553)"),
+    _navigation("omniact_desktop", "OmniAct-Desktop", "low", "OmniAct (Kapoor et al., arXiv:2402.17553)"),
     Benchmark("aitw", "AITW", "aitw", "other", "aitw_test.json",
               "Android in the Wild (Rawles et al., arXiv:2307.10088); type/parameter accuracy as in R1-V-GUI-agent "
               "(github.com/kokolerk/R1-V-GUI-agent, eval/test_aitw.py).",
