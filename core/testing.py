@@ -464,27 +464,6 @@ def _model_config_dict() -> dict[str, Any]:
     }
 
 
-def _preprocessor_config() -> dict[str, Any]:
-    """``preprocessor_config.json``: the Qwen2.5-VL image processor with the tiny pixel bounds."""
-    return {
-        "image_processor_type": "Qwen2VLImageProcessor",
-        "processor_class": "Qwen2_5_VLProcessor",
-        "do_resize": True,
-        "do_rescale": True,
-        "rescale_factor": 1 / 255,
-        "do_normalize": True,
-        "do_convert_rgb": True,
-        "image_mean": CLIP_MEAN,
-        "image_std": CLIP_STD,
-        "min_pixels": TINY_MIN_PIXELS,
-        "max_pixels": TINY_MAX_PIXELS,
-        "size": {"shortest_edge": TINY_MIN_PIXELS, "longest_edge": TINY_MAX_PIXELS},
-        "patch_size": PATCH_SIZE,
-        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
-        "merge_size": MERGE_SIZE,
-    }
-
-
 def _generation_config() -> dict[str, Any]:
     """Greedy decoding that stops at ``<|im_end|>`` or ``<|endoftext|>``."""
     return {
@@ -548,39 +527,26 @@ def _qwen3vl_model_config_dict() -> dict[str, Any]:
     }
 
 
-def _qwen3vl_preprocessor_config() -> dict[str, Any]:
-    """``preprocessor_config.json``: the Qwen3-VL image processor (patch 16, merge 2) with the tiny pixel bounds."""
-    return {
-        "image_processor_type": "Qwen2VLImageProcessor",
-        "processor_class": "Qwen3VLProcessor",
-        "do_resize": True,
-        "do_rescale": True,
-        "rescale_factor": 1 / 255,
-        "do_normalize": True,
-        "do_convert_rgb": True,
-        "image_mean": QWEN3VL_MEAN,
-        "image_std": QWEN3VL_STD,
-        "min_pixels": QWEN3VL_MIN_PIXELS,
-        "max_pixels": QWEN3VL_MAX_PIXELS,
-        "size": {"shortest_edge": QWEN3VL_MIN_PIXELS, "longest_edge": QWEN3VL_MAX_PIXELS},
-        "patch_size": QWEN3VL_PATCH_SIZE,
-        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
-        "merge_size": MERGE_SIZE,
-    }
-
-
-def _qwen3vl_video_preprocessor_config() -> dict[str, Any]:
-    """``video_preprocessor_config.json`` of the Qwen3-VL processor (same patching, same tiny bounds)."""
-    return {
-        "video_processor_type": "Qwen3VLVideoProcessor",
-        "processor_class": "Qwen3VLProcessor",
-        "image_mean": QWEN3VL_MEAN,
-        "image_std": QWEN3VL_STD,
-        "size": {"shortest_edge": QWEN3VL_MIN_PIXELS, "longest_edge": QWEN3VL_MAX_PIXELS},
-        "patch_size": QWEN3VL_PATCH_SIZE,
-        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
-        "merge_size": MERGE_SIZE,
-    }
+def _processor_files(family: str) -> dict[str, dict[str, Any]]:
+    """The processor files of ``family`` by file name: ``preprocessor_config.json`` (the Qwen2-VL image processor
+    with the family's patch size, merge 2 and the tiny pixel bounds) and, for Qwen3-VL, the
+    ``video_preprocessor_config.json`` with the same normalization, patching and bounds."""
+    qwen3 = family == "qwen3-vl"
+    processor_class = "Qwen3VLProcessor" if qwen3 else "Qwen2_5_VLProcessor"
+    mean, std = (QWEN3VL_MEAN, QWEN3VL_STD) if qwen3 else (CLIP_MEAN, CLIP_STD)
+    low, high = (QWEN3VL_MIN_PIXELS, QWEN3VL_MAX_PIXELS) if qwen3 else (TINY_MIN_PIXELS, TINY_MAX_PIXELS)
+    patching = {"size": {"shortest_edge": low, "longest_edge": high},
+                "patch_size": QWEN3VL_PATCH_SIZE if qwen3 else PATCH_SIZE,
+                "temporal_patch_size": TEMPORAL_PATCH_SIZE, "merge_size": MERGE_SIZE}
+    files = {"preprocessor_config.json": {
+        "image_processor_type": "Qwen2VLImageProcessor", "processor_class": processor_class,
+        "do_resize": True, "do_rescale": True, "rescale_factor": 1 / 255, "do_normalize": True, "do_convert_rgb": True,
+        "image_mean": mean, "image_std": std, "min_pixels": low, "max_pixels": high, **patching}}
+    if qwen3:
+        files["video_preprocessor_config.json"] = {
+            "video_processor_type": "Qwen3VLVideoProcessor", "processor_class": processor_class,
+            "image_mean": mean, "image_std": std, **patching}
+    return files
 
 
 #: Model families :func:`build_tiny_model` writes (CLI ``gui-agent tiny-model --family``).
@@ -658,9 +624,8 @@ def build_tiny_model(
     with _staging_dir(final) as tmp:
         build_qwen_tokenizer(tmp, QWEN3VL_ADDED_TOKENS if qwen3 else QWEN25VL_ADDED_TOKENS, template)
         n_params = _write_model_files(tmp, seed, family)
-        _write_json(tmp / "preprocessor_config.json", _qwen3vl_preprocessor_config() if qwen3 else _preprocessor_config())
-        if qwen3:
-            _write_json(tmp / "video_preprocessor_config.json", _qwen3vl_video_preprocessor_config())
+        for name, config in _processor_files(family).items():
+            _write_json(tmp / name, config)
         _write_json(tmp / "chat_template.json", {"chat_template": template})
         _write_json(
             tmp / BUILD_INFO_FILE,
