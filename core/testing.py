@@ -19,6 +19,10 @@ The folder this module writes is a normal Hugging Face model folder (``config.js
   ``Qwen3VLForConditionalGeneration`` with a 2-block vision tower and deepstack features.
 
 Nothing here imports torch, transformers or tokenizers at module import time.
+
+This module is long (over 500 lines) on purpose: most of it is data that has to match the real Qwen releases (token
+ids, the two chat templates, the model and processor configs), kept beside the one builder that writes it so a
+change to either is reviewed with the other and the written files stay byte-stable (``BUILD_VERSION``).
 """
 
 from __future__ import annotations

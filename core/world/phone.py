@@ -3,6 +3,9 @@
 Coordinates are screen pixels (origin top-left). Android behaviour kept: Back first hides the keyboard, then closes
 a dialog, then leaves the screen (from an app's first screen to Home); Home returns to the launcher; Recent opens
 the recent-apps list; a tap outside a dialog dismisses it; typing goes to the focused text field only.
+
+This module is long (over 500 lines) on purpose: :class:`Phone` is one state machine, and every app's screen
+builder sits beside the action handlers that change the state it draws, so one file shows all the transitions.
 """
 
 from __future__ import annotations
