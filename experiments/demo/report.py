@@ -1,0 +1,238 @@
+"""The demo's helpers and report (experiments/demo/run.py calls them).
+
+    python experiments/demo/report.py concat OUT.parquet A.parquet B.parquet   # held-out splits -> one file
+    python experiments/demo/report.py score PRED.jsonl HELDOUT_VLMR1.jsonl OUT.jsonl
+
+``score`` gives each prediction GUI-R1's r1gui reward as the GRPO recipe weighs it (its ``reward_funcs``,
+``reward_weights`` and ``GUI_REWARD_OPTIONS``, read from the recipe file), through the same ``core.rewards`` function
+trl calls, so "held-out mean reward" means the reward GRPO optimised.
+:func:`write_report` writes ``report.md``, ``report.json`` and ``plots/`` into the demo's output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+STAGES = ("before_sft", "after_sft", "after_grpo")
+BENCHMARK = "androidcontrol_high"
+GRPO_RECIPE = ROOT / "recipes/qwen2_5_vl_3b/grpo/config_guir1_trl.yaml"
+#: trl's console log line of one logging step (``{'loss': '0.1', 'reward': '0.3', ...}``).
+_REWARD_RE = re.compile(r"'reward': '?(-?[0-9.]+(?:e-?[0-9]+)?)'?")
+
+
+def concat(out: Path, *parts: Path) -> None:
+    """Concatenate unified parquet files (same schema) into ``out``, written atomically."""
+    import pyarrow.parquet as pq
+
+    from core.io import atomic_path
+
+    tables = [pq.read_table(p) for p in parts]
+    import pyarrow as pa
+
+    with atomic_path(out) as tmp:
+        pq.write_table(pa.concat_tables(tables, promote_options="default"), tmp)
+
+
+def recipe_reward() -> tuple[list[str], list[float], dict]:
+    """The GRPO recipe's reward functions, weights and ``GUI_REWARD_OPTIONS``."""
+    import yaml
+
+    recipe = yaml.safe_load(GRPO_RECIPE.read_text())
+    options = json.loads(recipe.get("env", {}).get("GUI_REWARD_OPTIONS", "{}"))
+    funcs = list(recipe["reward_funcs"])
+    return funcs, list(recipe.get("reward_weights") or [1.0] * len(funcs)), options
+
+
+def score(pred_file: Path, heldout_vlmr1: Path, out: Path) -> None:
+    """Write one row per prediction: ``id``, ``reward`` (weighted sum) and each part; rows are matched by order."""
+    from core.io import atomic_write_text
+    from core.rewards.adapters import score_columns
+
+    preds = [json.loads(line) for line in pred_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    gold = [json.loads(line) for line in heldout_vlmr1.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(preds) != len(gold):
+        raise SystemExit(f"score: {pred_file} has {len(preds)} rows, {heldout_vlmr1} has {len(gold)}")
+    funcs, weights, options = recipe_reward()
+    completions = [p.get("pred") or "" for p in preds]
+    columns = {"ground_truth": [g["ground_truth"] for g in gold], "extra_info": [g.get("extra_info") for g in gold]}
+    parts = {f: score_columns(f, completions, columns, options) for f in funcs}
+    rows = []
+    for i, p in enumerate(preds):
+        row = {"id": p.get("id"), **{f: parts[f][i] for f in funcs}}
+        row["reward"] = sum(w * parts[f][i] for f, w in zip(funcs, weights, strict=True))
+        rows.append(row)
+    atomic_write_text(out, "".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _jsonl(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def stage_numbers(out: Path, stage: str) -> dict[str, Any]:
+    """The numbers of one evaluated stage (see README "The learning demo" for each key)."""
+    sdir = out / "stages_out" / stage
+    preds = _jsonl(sdir / "predictions" / f"{BENCHMARK}_test.json")
+    scored = _jsonl(sdir / "scored.jsonl")
+    rollout = json.loads((sdir / "rollout" / "summary.json").read_text())
+    metrics = {}
+    for mode in ("strict", "guir1"):
+        rep = json.loads((sdir / "eval" / mode / "report.json").read_text())
+        res = rep.get("results", {}).get(BENCHMARK, {}).get("metrics", {})
+        metrics[mode] = {k: res.get(k) for k in ("type", "gr", "sr")}
+    n = len(preds)
+    return {
+        "n": n,
+        "valid_rate": sum(bool(p.get("parse_ok")) for p in preds) / n if n else 0.0,
+        "eval": metrics,
+        "mean_reward": _mean([r["reward"] for r in scored]),
+        "online": {k: rollout.get(k) for k in ("success_rate", "episodes", "mean_steps", "invalid_rate")},
+        "online_success_rate": rollout.get("success_rate"),
+    }
+
+
+def sft_loss_curve(out: Path) -> list[tuple[int, float]]:
+    """``(step, loss)`` from LLaMA-Factory's ``trainer_log.jsonl``."""
+    rows = _jsonl(out / "models" / "sft-llamafactory" / "trainer_log.jsonl")
+    return [(int(r["current_steps"]), float(r["loss"])) for r in rows if r.get("loss") is not None]
+
+
+def grpo_reward_curve(out: Path) -> list[tuple[int, float]]:
+    """``(step, mean reward)`` from trl's console log (one dict per logging step, in order)."""
+    path = out / "logs" / "grpo.log"
+    if not path.is_file():
+        return []
+    values = [float(m.group(1)) for m in _REWARD_RE.finditer(path.read_text(encoding="utf-8", errors="replace"))]
+    return [(i + 1, v) for i, v in enumerate(values)]
+
+
+def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) -> str | None:
+    if not points:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot([p[0] for p in points], [p[1] for p in points], marker=".")
+    ax.set_title(title)
+    ax.set_xlabel("step")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return str(path.relative_to(path.parents[1]))
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def failures(out: Path, stage: str, k: int = 8) -> list[dict]:
+    """The first ``k`` held-out rows of ``stage`` whose answer was invalid or earned less than full reward."""
+    sdir = out / "stages_out" / stage
+    preds = _jsonl(sdir / "predictions" / f"{BENCHMARK}_test.json")
+    scored = _jsonl(sdir / "scored.jsonl")
+    rows = []
+    for p, s in zip(preds, scored, strict=False):
+        if not p.get("parse_ok") or s["reward"] < 1.0:
+            rows.append({"id": p.get("id"), "instruction": p.get("instruction"), "gold": p.get("gt_action"),
+                         "gt_bbox": p.get("gt_bbox"), "pred": (p.get("pred") or "")[:160],
+                         "why": p.get("parse_error") or f"reward {s['reward']:.2f}"})
+        if len(rows) >= k:
+            break
+    return rows
+
+
+def write_report(out: Path, *, profile: str, times: dict, real: Path | None, total_s: float) -> Path:
+    """Write ``report.json``, ``report.md`` and ``plots/`` into ``out``; returns ``out``."""
+    from core.io import atomic_write_text
+
+    stages = {}
+    for st in STAGES:
+        stages[st] = {**stage_numbers(out, st), "wall_s": times.get(st, {}).get("wall_s")}
+    baselines = {p: json.loads((out / "stages_out" / "baselines" / p / "summary.json").read_text())
+                 for p in ("random", "centre")}
+    loss, reward = sft_loss_curve(out), grpo_reward_curve(out)
+    loss_png = _plot(loss, "SFT loss (LLaMA-Factory)", "loss", out / "plots" / "sft_loss.png")
+    reward_png = _plot(reward, "GRPO mean reward (trl, r1gui)", "reward", out / "plots" / "grpo_reward.png")
+    report = {
+        "profile": profile,
+        "benchmark": BENCHMARK,
+        "real_data": str(real) if real else None,
+        "stages": stages,
+        "baselines": {p: {"online_success_rate": b.get("success_rate"), "episodes": b.get("episodes"),
+                          "invalid_rate": b.get("invalid_rate")} for p, b in baselines.items()},
+        "training": {"sft": {"wall_s": times.get("sft", {}).get("wall_s"), "loss": loss},
+                     "grpo": {"wall_s": times.get("grpo", {}).get("wall_s"), "reward": reward}},
+        "times": times,
+        "total_wall_s": round(total_s, 1),
+    }
+    atomic_write_text(out / "report.json", json.dumps(report, indent=2) + "\n")
+
+    s = stages
+    lines = [f"# Demo: a tiny Qwen2.5-VL learns the simulated phone (profile `{profile}`)", "",
+             f"Held-out screens: {s['before_sft']['n']} `high` steps of the simulated phone's held-out tasks "
+             "(layout seeds and task families never trained on), scored as "
+             f"`{BENCHMARK}`; online: `gui-agent rollout --tasks test`. "
+             f"SFT data: simulated phone train tasks{' + ' + str(real) if real else ''}.", "",
+             "| | valid actions | n | strict Type | strict SR | guir1 Type | guir1 SR | mean r1gui reward | "
+             "online success | online invalid | wall |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for st in STAGES:
+        x = s[st]
+        e = x["eval"]
+        lines.append(f"| {st} | {_pct(x['valid_rate'])} | {x['n']} | {_pct(e['strict'].get('type'))} | "
+                     f"{_pct(e['strict'].get('sr'))} | {_pct(e['guir1'].get('type'))} | {_pct(e['guir1'].get('sr'))} | "
+                     f"{_num(x['mean_reward'])} | {_pct(x['online_success_rate'])} | {_pct(x['online']['invalid_rate'])} "
+                     f"| {x['wall_s']} s |")
+    for p, b in report["baselines"].items():
+        lines.append(f"| baseline: {p} policy | | | | | | | | {_pct(b['online_success_rate'])} | "
+                     f"{_pct(b['invalid_rate'])} | |")
+    delta = None
+    if s["after_sft"]["mean_reward"] is not None and s["after_grpo"]["mean_reward"] is not None:
+        delta = s["after_grpo"]["mean_reward"] - s["after_sft"]["mean_reward"]
+    lines += ["", f"GRPO vs its SFT start, mean r1gui reward on the held-out screens: "
+              f"{_num(s['after_sft']['mean_reward'])} -> {_num(s['after_grpo']['mean_reward'])} "
+              f"({'-' if delta is None else f'{delta:+.3f}'}).", ""]
+    for png, what in ((loss_png, "SFT loss"), (reward_png, "GRPO reward")):
+        if png:
+            lines.append(f"![{what}]({png})")
+    lines += ["", "Stage times (s): " + ", ".join(f"{k} {v['wall_s']}{' (reused)' if v['reused'] else ''}"
+                                                  for k, v in times.items()) + f"; total {total_s:.0f} s.", "",
+              "## Failures after GRPO (held-out screens)", "",
+              "Screens with the gold box and the predicted point: `stages_out/after_grpo/eval/strict/gallery/`; "
+              "episodes step by step: `stages_out/after_grpo/rollout/gallery/index.html`.", "",
+              "| id | instruction | gold | answer | why |", "|---|---|---|---|---|"]
+    for f in failures(out, "after_grpo"):
+        cell = f["pred"].replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {f['id']} | {f['instruction']} | {f['gold']} {f['gt_bbox']} | `{cell}` | {f['why']} |")
+    atomic_write_text(out / "report.md", "\n".join(lines) + "\n")
+    return out
+
+
+if __name__ == "__main__":
+    cmd, *rest = sys.argv[1:] or ["help"]
+    if cmd == "concat" and len(rest) >= 2:
+        concat(Path(rest[0]), *map(Path, rest[1:]))
+    elif cmd == "score" and len(rest) == 3:
+        score(*map(Path, rest))
+    else:
+        raise SystemExit(__doc__)

@@ -1,0 +1,123 @@
+"""`make demo` (experiments/demo/run.py) on its cut-down `ci` profile: every stage runs for real (tiny model, simulated
+phone, llamafactory-cli SFT, trl GRPO, infer, eval, rollout), with no ../shared/data, and
+
+- report.json has the schema scripts read, with numbers recomputed here from the files they summarise;
+- the SFT checkpoint written by LLaMA-Factory's env loads in the rl env with every tensor equal (the hand-off);
+- a second run from the same data gives the same numbers and the same SFT weights (fixed seeds and threads);
+- re-running on a finished folder reuses every stage and prints only the folder as its last line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = ROOT / "experiments" / "demo" / "run.py"
+STAGES = ("before_sft", "after_sft", "after_grpo")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (ROOT / ".venvs/llamafactory/bin/llamafactory-cli").exists(),
+                       reason="needs .venvs/llamafactory (make setup)"),
+]
+
+
+def _demo(out: Path, *extra: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, str(RUN), "--profile", "ci", "--out", str(out),
+                           "--shared-data", str(out / "no-shared-data"), *extra],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    out = tmp_path_factory.mktemp("demo") / "run1"
+    return out, _demo(out)
+
+
+def test_report_json_schema_and_numbers(demo_run) -> None:
+    out, proc = demo_run
+    assert proc.stdout.strip().splitlines()[-1] == str(out)
+    report = json.loads((out / "report.json").read_text())
+    assert set(report["stages"]) == set(STAGES)
+    assert report["real_data"] is None  # no ../shared/data: the simulated phone alone
+    import pyarrow.parquet as pq
+
+    n_heldout = pq.read_metadata(out / "data" / "heldout.parquet").num_rows
+    for stage in STAGES:
+        s = report["stages"][stage]
+        preds = [json.loads(x) for x in
+                 (out / "stages_out" / stage / "predictions" / "androidcontrol_high_test.json").read_text().splitlines()]
+        assert s["n"] == len(preds) == n_heldout > 0
+        assert s["valid_rate"] == pytest.approx(sum(p["parse_ok"] for p in preds) / len(preds))
+        for mode in ("strict", "guir1"):
+            assert set(s["eval"][mode]) == {"type", "gr", "sr"}
+            assert all(v is None or 0.0 <= v <= 1.0 for v in s["eval"][mode].values())
+        summary = json.loads((out / "stages_out" / stage / "rollout" / "summary.json").read_text())
+        assert s["online_success_rate"] == summary["success_rate"] and summary["episodes"] == 2
+        assert 0.0 <= s["mean_reward"] <= 1.0 and s["wall_s"] > 0
+    assert set(report["baselines"]) == {"random", "centre"}
+    loss = report["training"]["sft"]["loss"]
+    assert [step for step, _ in loss] == list(range(1, 7)) and all(v > 0 for _, v in loss)
+    assert len(report["training"]["grpo"]["reward"]) == 2
+    md = (out / "report.md").read_text()
+    assert all(f"| {st} |" in md for st in STAGES) and "baseline: random policy" in md
+    assert (out / "plots" / "sft_loss.png").stat().st_size > 1000
+    assert (out / "plots" / "grpo_reward.png").stat().st_size > 1000
+
+
+def test_sft_checkpoint_hands_off_to_the_rl_env(demo_run) -> None:
+    """LLaMA-Factory (its env's transformers) wrote models/sft-llamafactory; the rl env loads models/sft bit-exact."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    out, _ = demo_run
+    written = {}
+    for f in (out / "models" / "sft-llamafactory").glob("*.safetensors"):
+        written.update(load_file(f))
+    base = {}
+    for f in (out / "models" / "base").glob("*.safetensors"):
+        base.update(load_file(f))
+    model = AutoModelForImageTextToText.from_pretrained(out / "models" / "sft", dtype=torch.float32)
+    loaded = {k: v for k, v in model.state_dict().items()}
+    assert written and set(written) <= set(loaded) | {"lm_head.weight"}
+    assert all(torch.equal(loaded[k], v) for k, v in written.items() if k in loaded)
+    # SFT changed the weights (the hand-off did not just copy the base model).
+    assert any(not torch.equal(base[k], written[k]) for k in written if k in base)
+    proc = AutoProcessor.from_pretrained(out / "models" / "sft")
+    assert proc.image_processor.max_pixels == AutoProcessor.from_pretrained(out / "models" / "base").image_processor.max_pixels
+    # ... and trl trained from it: GRPO wrote a model the same code loads.
+    assert (out / "models" / "grpo" / "config.json").is_file()
+
+
+def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_run, tmp_path) -> None:
+    out, first = demo_run
+    # Reused as is: the folder is finished, every stage is skipped and only the report is rewritten.
+    again = _demo(out)
+    assert again.stdout.strip().splitlines()[-1] == str(out)
+    assert again.stderr.count(" reused ") == 8 and " done in " not in again.stderr
+    # A second run from the same model and data, training and evaluating again from scratch.
+    run2 = tmp_path / "run2"
+    (run2 / "stages").mkdir(parents=True)
+    for part in ("models/base", "data"):
+        shutil.copytree(out / part, run2 / part)
+    for stage in ("model", "data"):
+        shutil.copy2(out / "stages" / f"{stage}.json", run2 / "stages" / f"{stage}.json")
+    _demo(run2)
+    r1, r2 = (json.loads((o / "report.json").read_text()) for o in (out, run2))
+    for stage in STAGES:
+        a, b = ({k: v for k, v in r[stage].items() if k != "wall_s"} for r in (r1["stages"], r2["stages"]))
+        assert a == b, stage
+    assert r1["training"]["sft"]["loss"] == r2["training"]["sft"]["loss"]
+    assert r1["training"]["grpo"]["reward"] == r2["training"]["grpo"]["reward"]
+    assert r1["baselines"] == r2["baselines"]
+    a, b = ((o / "models" / "sft" / "model.safetensors").read_bytes() for o in (out, run2))
+    assert a == b
