@@ -32,6 +32,7 @@ close/delete, moveto, doubleclick, rightclick, press_tab, press_space, press_dow
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -103,6 +104,20 @@ def canonical_action_name(name: str) -> str:
 
 def is_known_action(name: str) -> bool:
     return canonical_action_name(name) in ACTION_NAMES
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionArgs:
+    """The arguments of one action beside its name, as :class:`Action` documents them; the class that holds them
+    (a parsed answer, a gold record) names the frame its points are in. Keyword-only, all optional."""
+
+    point: tuple[float, float] | None = None
+    end_point: tuple[float, float] | None = None
+    text: str | None = None
+    direction: str | None = None
+    button: str | None = None
+    status: str | None = None
+    duration: float | None = None
 
 
 class Action(BaseModel):

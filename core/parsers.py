@@ -36,6 +36,7 @@ from core.actions import (
     POINT_ACTIONS,
     SCROLL_DIRECTIONS,
     Action,
+    ActionArgs,
     from_mobile_use,
     swipe_to_scroll,
 )
@@ -75,22 +76,16 @@ TOL_MISSING_INPUT_TEXT = "missing input_text"
 
 
 @dataclass(frozen=True)
-class ParsedAction:
+class ParsedAction(ActionArgs):
     """One action as the model wrote it.
 
     ``action`` is the name lower-cased (GUI-R1 name such as ``click`` / ``close/delete``, or the tool's own
-    name such as ``system_button`` for tool calls); ``point`` / ``end_point`` are raw numbers in the model's
-    frame; ``fmt`` is the format it was parsed from; ``raw`` the parsed payload (dict) it came from.
+    name such as ``system_button`` for tool calls); ``point`` / ``end_point`` (and the other
+    :class:`~core.actions.ActionArgs`) are raw numbers in the model's frame; ``fmt`` is the format it was parsed
+    from; ``raw`` the parsed payload (dict) it came from.
     """
 
     action: str
-    point: tuple[float, float] | None = None
-    end_point: tuple[float, float] | None = None
-    text: str | None = None
-    direction: str | None = None
-    button: str | None = None
-    status: str | None = None
-    duration: float | None = None
     fmt: str = "guir1"
     raw: dict = field(default_factory=dict, compare=False, hash=False)
 

@@ -34,6 +34,7 @@ from typing import Any
 from core.actions import (
     GUIR1_NO_TARGET,
     Action,
+    ActionArgs,
     NO_INPUT_TEXT,
     canonical_action_name,
     from_mobile_use,
@@ -57,19 +58,13 @@ class GoldRecordError(ValueError):
 
 
 @dataclass(frozen=True)
-class GoldRecord:
-    """The right action of one step. Coordinates in ``frame``; sizes are [W, H] pixels (see module docstring)."""
+class GoldRecord(ActionArgs):
+    """The right action of one step: its name, its :class:`~core.actions.ActionArgs` and the gold ``box``.
+    Coordinates in ``frame``; sizes are [W, H] pixels (see module docstring)."""
 
     action: str
     frame: Frame
     box: tuple[float, float, float, float] | None = None
-    point: tuple[float, float] | None = None
-    end_point: tuple[float, float] | None = None
-    text: str | None = None
-    direction: str | None = None
-    duration: float | None = None
-    button: str | None = None
-    status: str | None = None
     image_size: tuple[int, int] | None = None
     resized_size: tuple[int, int] | None = None
     frame_inferred: bool = False
