@@ -39,6 +39,7 @@ from typing import Annotated, Any
 
 import typer
 
+from core.geometry import QWEN3VL_FACTOR, QWEN25VL_FACTOR
 from core.io import publish
 
 #: Bumped whenever the files written change, so stale caches are rebuilt.
@@ -93,20 +94,20 @@ VIDEO_PAD_ID = 151_656
 #: Embedding rows of the real Qwen2.5-VL 3B/7B checkpoints (the tokenizer size rounded up).
 MODEL_VOCAB_SIZE = 151_936
 
-#: Image pixel bounds of the tiny model's processor (the real model uses 3136 .. 12,845,056;
-#: the tiny one caps images at 256 merged tokens so CPU tests stay fast).
-TINY_MIN_PIXELS = 56 * 56
-TINY_MAX_PIXELS = 256 * 28 * 28
+#: Image pixel bounds of the tiny model's processor, in merged tokens of QWEN25VL_FACTOR^2 pixels: 4 (the real
+#: processor's floor, 3136) .. 256 (the real one allows 16,384; the tiny cap keeps CPU tests fast).
+TINY_MIN_PIXELS = 4 * QWEN25VL_FACTOR**2
+TINY_MAX_PIXELS = 256 * QWEN25VL_FACTOR**2
 PATCH_SIZE = 14
 MERGE_SIZE = 2
 TEMPORAL_PATCH_SIZE = 2
 CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
 CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
 #: Qwen3-VL: 16-pixel patches merged 2x2, so images are resized to multiples of 32 (``smart_resize`` factor 32);
-#: the tiny processor caps images at 256 merged tokens like the Qwen2.5-VL one.
+#: the tiny processor's bounds are 4 .. 256 merged tokens like the Qwen2.5-VL one.
 QWEN3VL_PATCH_SIZE = 16
-QWEN3VL_MIN_PIXELS = 64 * 64
-QWEN3VL_MAX_PIXELS = 256 * 32 * 32
+QWEN3VL_MIN_PIXELS = 4 * QWEN3VL_FACTOR**2
+QWEN3VL_MAX_PIXELS = 256 * QWEN3VL_FACTOR**2
 QWEN3VL_MEAN = [0.5, 0.5, 0.5]
 QWEN3VL_STD = [0.5, 0.5, 0.5]
 
