@@ -165,6 +165,16 @@ _TEXT_EX = "[{{'action': enum[{}], 'point': [-100, -100], 'input_text': 'shangha
 _SCROLL_EX = "[{'action': enum['scroll'], 'point': [-100, -100], 'input_text': enum['up', 'left', 'right', 'down']}]"
 
 
+def _note_and_examples(needs_text: str, no_point: str, point: str, text: str = "", *, extra: str = "",
+                       example: str = " \n Example:\n") -> str:
+    """GUI-R1's note and example answers: the actions that need input text (``needs_text``, as written inside
+    ``enum[...]``), then one example answer for the no-point, the point and (when given) the text actions, ``extra``
+    and scroll. ``example`` is the text before the examples exactly as the GUI-R1 script spells it."""
+    return ("Note:\n specific input text (no default) is necessary for actions enum[" + needs_text + "]" + example
+            + _NO_POINT_EX.format(no_point) + _POINT_EX.format(point) + (_TEXT_EX.format(text) if text else "")
+            + extra + _SCROLL_EX)
+
+
 @dataclass(frozen=True)
 class GuiR1Template(PromptTemplate):
     """A GUI-R1 prompt: intro + "In this UI screenshot <image>, ..." + action list + notes/examples (``tail``).
@@ -215,9 +225,8 @@ _LOW_TAIL = "Example:\n" + _POINT_EX.format("'click'")
 GUIR1_HIGH = _guir1(
     "guir1-high",
     ["complete", "close/delete", "press_home", "click", "press_back", "type", "select", "scroll", "enter"],
-    "Note:\n specific input text (no default) is necessary for actions enum['type', 'select', 'scroll'] \n Example:\n"
-    + _NO_POINT_EX.format("'complete', 'close/delete', 'press_home', 'press_back', 'enter'")
-    + _POINT_EX.format("'click'") + _TEXT_EX.format("'type', 'select'") + _SCROLL_EX,
+    _note_and_examples("'type', 'select', 'scroll'", "'complete', 'close/delete', 'press_home', 'press_back', 'enter'",
+                       "'click'", "'type', 'select'"),
     "GUI-R1 training prompt for high-level (goal) steps: full action list, history.", **_TRAIN)
 GUIR1_LOW = _guir1("guir1-low", ["click"], _LOW_TAIL,
                    "GUI-R1 training prompt for low-level / grounding rows: click only.",
@@ -228,29 +237,25 @@ GUIR1_GROUNDING = replace(GUIR1_LOW, name="guir1-grounding", fixed_history="None
 GUIR1_ANDROIDCONTROL = _guir1(
     "guir1-inference-androidcontrol",
     ["wait", "long_press", "click", "press_back", "type", "open_app", "scroll"],
-    "Note:\n specific input text (no default) is necessary for actions enum['type', 'open_app', 'scroll'] \n"
-    " Example:\n" + _NO_POINT_EX.format("'wait', 'press_back'") + _POINT_EX.format("'click', 'long_press'")
-    + _TEXT_EX.format("'type', 'open_app'") + _SCROLL_EX,
+    _note_and_examples("'type', 'open_app', 'scroll'", "'wait', 'press_back'", "'click', 'long_press'",
+                       "'type', 'open_app'"),
     "GUI-R1 AndroidControl evaluation prompt (inference_vllm_android.py).")
 GUIR1_GUIODYSSEY = _guir1(
     "guir1-inference-guiodyssey",
     ["press_back", "press_recent", "press_home", "complete", "long_press", "scroll", "click", "impossible", "type"],
-    "Note:\n specific input text (no default) is necessary for actions enum['type', 'scroll'] \n Example:\n"
-    + _NO_POINT_EX.format("'complete','press_back', 'press_recent', 'press_home','impossible'")
-    + _POINT_EX.format("'click','long_press'") + _TEXT_EX.format("'type'") + _SCROLL_EX,
+    _note_and_examples("'type', 'scroll'", "'complete','press_back', 'press_recent', 'press_home','impossible'",
+                       "'click','long_press'", "'type'"),
     "GUI-R1 GUIOdyssey evaluation prompt (inference_vllm_guiodyssey.py).", intro=_PLAIN_INTRO)
 GUIR1_GUIACT_WEB = _guir1(
     "guir1-inference-guiact-web", ["scroll", "click", "complete"],
-    "Note:\n specific input text (no default) is necessary for actions enum['scroll'] \nExample:\n"
-    + _NO_POINT_EX.format("'complete'") + _POINT_EX.format("'click'") + _SCROLL_EX,
+    _note_and_examples("'scroll'", "'complete'", "'click'", example=" \nExample:\n"),
     "GUI-R1 GUI-Act web evaluation prompt (inference_vllm_guiact_web.py).", intro=_PLAIN_INTRO)
 GUIR1_OMNIACT_WEB = _guir1(
     "guir1-inference-omniact-web",
     ["press_tab", "moveto", "rightclick", "press_enter", "scroll", "click", "press_down", "hotkey", "press_space",
      "doubleclick"],
-    "Note:\n specific input text (no default) is necessary for actions enum['scroll'] \n Example:\n"
-    + _NO_POINT_EX.format("'press_tab', 'press_enter','press_down','hotkey','press_space'")
-    + _POINT_EX.format("'moveto', 'rightclick','click','doubleclick'") + _SCROLL_EX,
+    _note_and_examples("'scroll'", "'press_tab', 'press_enter','press_down','hotkey','press_space'",
+                       "'moveto', 'rightclick','click','doubleclick'"),
     "GUI-R1 OmniAct web evaluation prompt (inference_vllm_omniact_web.py).", intro=_PLAIN_INTRO)
 GUIR1_OMNIACT_DESKTOP = _guir1(
     "guir1-inference-omniact-desktop", ["click", "moveto", "press_pgdn"],
@@ -263,10 +268,9 @@ GUIR1_SCREENSPOT = _guir1(
 GUI_DESKTOP = _guir1(
     "gui-desktop",
     ["click", "doubleclick", "rightclick", "moveto", "type", "hotkey", "scroll", "press_enter", "wait", "complete"],
-    "Note:\n specific input text (no default) is necessary for actions enum['type', 'hotkey', 'scroll'] \n Example:\n"
-    + _NO_POINT_EX.format("'press_enter', 'wait', 'complete'")
-    + _POINT_EX.format("'click', 'doubleclick', 'rightclick', 'moveto'") + _TEXT_EX.format("'type'")
-    + "[{'action': enum['hotkey'], 'point': [-100, -100], 'input_text': 'ctrl+s'}]\n" + _SCROLL_EX,
+    _note_and_examples("'type', 'hotkey', 'scroll'", "'press_enter', 'wait', 'complete'",
+                       "'click', 'doubleclick', 'rightclick', 'moveto'", "'type'",
+                       extra="[{'action': enum['hotkey'], 'point': [-100, -100], 'input_text': 'ctrl+s'}]\n"),
     "This project's desktop prompt in GUI-R1's answer format (not from GUI-R1): mouse and keyboard actions for "
     "desktop sessions such as ScreenAgent's; GUI-R1's training resize.", intro=_PLAIN_INTRO, **_TRAIN)
 GUIR1_INFERENCE = replace(GUIR1_ANDROIDCONTROL, name="guir1-inference",
