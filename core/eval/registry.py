@@ -111,10 +111,6 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
 _STEM = re.compile(r"^(?P<name>[a-z0-9_]+?)_test(?:_\d+_\d+)?(?:_pred)?$")
 
 
-def benchmark_names() -> list[str]:
-    return list(BENCHMARKS)
-
-
 def get_benchmark(name: str) -> Benchmark:
     """The registry entry for ``name``; a clear error listing the known names otherwise."""
     try:
