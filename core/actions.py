@@ -32,7 +32,7 @@ close/delete, moveto, doubleclick, rightclick, press_tab, press_space, press_dow
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import field, make_dataclass
 from enum import Enum
 from typing import Any
 
@@ -106,20 +106,6 @@ def is_known_action(name: str) -> bool:
     return canonical_action_name(name) in ACTION_NAMES
 
 
-@dataclass(frozen=True, kw_only=True)
-class ActionArgs:
-    """The arguments of one action beside its name, as :class:`Action` documents them; the class that holds them
-    (a parsed answer, a gold record) names the frame its points are in. Keyword-only, all optional."""
-
-    point: tuple[float, float] | None = None
-    end_point: tuple[float, float] | None = None
-    text: str | None = None
-    direction: str | None = None
-    button: str | None = None
-    status: str | None = None
-    duration: float | None = None
-
-
 class Action(BaseModel):
     """One GUI action. Coordinates are float pixels of the ORIGINAL image.
 
@@ -189,6 +175,16 @@ class Action(BaseModel):
         if self.end_point is not None:
             upd["end_point"] = (self.end_point[0] * sx, self.end_point[1] * sy)
         return self.model_copy(update=upd)
+
+
+#: The arguments of an :class:`Action` (every field but ``type``: same names, types and defaults) as a frozen,
+#: keyword-only dataclass, for holders that are no validated Action and name their own frame: a parsed answer
+#: (numbers in the model's frame) and a gold record. Built from Action's fields, so the two lists never drift.
+ActionArgs = make_dataclass(
+    "ActionArgs",
+    [(name, f.annotation, field(default=f.default)) for name, f in Action.model_fields.items() if name != "type"],
+    frozen=True, kw_only=True)
+ActionArgs.__module__ = __name__  # where pickle finds it (make_dataclass takes module= only from Python 3.12)
 
 
 _SYSTEM_BUTTON_OF = {"press_back": "Back", "press_home": "Home", "press_recent": "Menu",

@@ -6,6 +6,7 @@ from PIL import Image
 from core.actions import (
     ACTION_NAMES,
     Action,
+    ActionArgs,
     canonical_action_name,
     from_mobile_use,
     scroll_to_swipe,
@@ -135,3 +136,23 @@ def test_failed_write_leaves_no_file(tmp_path):
             w.write(_step())
             raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_parsed_and_gold_actions_carry_every_action_argument():
+    """ActionArgs is Action's fields but ``type``; a parsed answer and a gold record built from an Action's
+    arguments keep each of them, and nothing is positional (they are keyword-only)."""
+    import dataclasses
+
+    from core.geometry import Frame
+    from core.parsers import ParsedAction
+    from core.records import GoldRecord
+
+    names = [f.name for f in dataclasses.fields(ActionArgs)]
+    assert names == [n for n in Action.model_fields if n != "type"]
+    a = Action(type="swipe", point=(1.0, 2.0), end_point=(3.0, 4.0), text="t", direction="up", button="Back",
+               status="success", duration=1.5)
+    args = {n: getattr(a, n) for n in names}
+    for held in (ParsedAction(a.type, **args), GoldRecord(action=a.type, frame=Frame.ORIGINAL, **args)):
+        assert {n: getattr(held, n) for n in names} == args
+    with pytest.raises(TypeError):
+        ActionArgs((1.0, 2.0))
