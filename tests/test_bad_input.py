@@ -1,6 +1,9 @@
 """Issue 12, the hostile probe: each case is the probe's repro, on real data from ../shared/data where it
 applies. Readers and the Step schema: bad input is a named row error (record + field), never a crash and never
-silently wrong data."""
+silently wrong data.
+
+This module is long (over 500 lines) on purpose: it holds the whole probe, one test per repro in the probe's order,
+so each finding can be checked against its test in one place."""
 
 from __future__ import annotations
 
