@@ -113,11 +113,20 @@ def _without_deepspeed(path: Path, tmp_path: Path) -> tuple[Path, dict]:
     return out, ds
 
 
+def no_reward_options(monkeypatch):
+    """Unset GUI_REWARD_OPTIONS for this test and undo what the recipe's ``env:`` block writes into os.environ.
+
+    ``monkeypatch.delenv`` of an unset variable records nothing, so it would not remove the value the recipe sets.
+    """
+    monkeypatch.setenv("GUI_REWARD_OPTIONS", "")
+    monkeypatch.delenv("GUI_REWARD_OPTIONS")
+
+
 @pytest.mark.parametrize("name, gpus", [("config_guir1_trl", 8), ("config_guir1_trl_1gpu", 1), ("config_vlmr1_trl", 8)])
 def test_trl_presets_parse_into_grpo_config_with_their_sources(grpo, tmp_path, monkeypatch, name, gpus):
     """Each preset is a trl --config file GRPOConfig accepts; GUI-R1's batch sizes hold for the GPU count it states;
     the DeepSpeed config it names exists (ZeRO-3; CPU offload for the one-GPU preset)."""
-    monkeypatch.delenv("GUI_REWARD_OPTIONS", raising=False)
+    no_reward_options(monkeypatch)
     path = RECIPES / f"{name}.yaml"
     assert all("#" in line for line in path.read_text().splitlines() if line and not line.startswith(("#", "env:")))
     assert f"{gpus} x 80 GB" in path.read_text() or (gpus == 1 and "1 x 80 GB GPU" in path.read_text())
@@ -148,7 +157,7 @@ def test_trl_presets_parse_into_grpo_config_with_their_sources(grpo, tmp_path, m
 
 
 def test_flags_win_over_the_recipe(grpo, tmp_path, monkeypatch):
-    monkeypatch.delenv("GUI_REWARD_OPTIONS", raising=False)
+    no_reward_options(monkeypatch)
     script, config = grpo.parse(["--config", str(RECIPES / "config_guir1_trl.yaml"), "--output_dir", str(tmp_path),
                                  "--num_generations", "2", "--max_pixels", "200704", "--use_vllm", "false"])
     assert config.num_generations == 2 and script.max_pixels == 200704 and config.beta == 0.01
