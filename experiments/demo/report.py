@@ -50,14 +50,18 @@ def recipe_reward() -> tuple[list[str], list[float], dict]:
 
 
 def score(pred_file: Path, heldout_vlmr1: Path, out: Path) -> None:
-    """Write one row per prediction: ``id``, ``reward`` (weighted sum) and each part; rows are matched by order."""
+    """Write one row per prediction: ``id``, ``reward`` (weighted sum) and each part; gold rows matched by ``id``."""
     from core.io import atomic_write_text
     from core.rewards.adapters import score_columns
 
     preds = [json.loads(line) for line in pred_file.read_text(encoding="utf-8").splitlines() if line.strip()]
     gold = [json.loads(line) for line in heldout_vlmr1.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if len(preds) != len(gold):
-        raise SystemExit(f"score: {pred_file} has {len(preds)} rows, {heldout_vlmr1} has {len(gold)}")
+    by_id = {g["id"]: g for g in gold}
+    missing = [p.get("id") for p in preds if p.get("id") not in by_id]
+    if missing or len(preds) != len(gold):
+        raise SystemExit(f"score: {pred_file} ({len(preds)} rows) does not match {heldout_vlmr1} ({len(gold)} rows); "
+                         f"ids not found: {missing[:3]}")
+    gold = [by_id[p["id"]] for p in preds]
     funcs, weights, options = recipe_reward()
     completions = [p.get("pred") or "" for p in preds]
     columns = {"ground_truth": [g["ground_truth"] for g in gold], "extra_info": [g.get("extra_info") for g in gold]}
