@@ -13,6 +13,11 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# `make test` runs pytest inside make: its MAKELEVEL/MAKEFLAGS would make every `make` a test starts print
+# "Entering directory" lines and inherit -j/-s flags. Tests see the same environment under make and plain pytest.
+for _make_var in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES"):
+    os.environ.pop(_make_var, None)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 

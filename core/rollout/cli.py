@@ -81,8 +81,10 @@ def rollout(
     from core.rollout.policies import BackendPolicy, CentrePolicy, RandomPolicy, ScriptedPolicy
     from core.rollout.runner import episode_specs, run_rollouts
 
-    def bad(msg: str, hint: str) -> typer.BadParameter:
-        return typer.BadParameter(msg, param_hint=hint)
+    def bad(msg: str, hint: str) -> typer.Exit:
+        """One plain line and exit 2 (no wrapped error box: its width depends on the terminal)."""
+        typer.echo(f"error: {hint}: {msg}", err=True)
+        return typer.Exit(2)
 
     try:
         entry, tmpl = get_env(env), get_template(template)
