@@ -22,6 +22,17 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+@pytest.fixture(autouse=True)
+def _restore_environ():
+    """Undo whatever a test's in-process code wrote into os.environ (recipe ``env:`` blocks set
+    GUI_REWARD_OPTIONS, for one), so no setting leaks into later tests or their subprocesses."""
+    saved = dict(os.environ)
+    yield
+    for key in set(os.environ) - set(saved):
+        del os.environ[key]
+    os.environ.update(saved)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
