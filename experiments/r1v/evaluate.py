@@ -56,7 +56,7 @@ def requests(ds, done: set[str]):
         step = Step.build(row["id"], id=row["id"], image=data, image_size=image.size, instruction=problem,
                           action=gold.action.to_action(geometry, Frame.NORMALIZED), source="aitw",
                           extra={"solution": row["solution"]})
-        yield InferenceRequest(step=step, template=None, geometry=geometry, image=image,
+        yield InferenceRequest(step=step, template=None, geometry=geometry, images=None if image is None else [image],
                                policy=ResizePolicy(min_pixels=low, max_pixels=high),
                                messages=[{"role": "user", "content": text}])
 
