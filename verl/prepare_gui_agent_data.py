@@ -161,20 +161,18 @@ def replay_row(instruction: str, images: list[tuple[bytes, tuple[int, int]]], ac
 
 
 def jsonl_rows(path: Path, src: CoordinateGrid, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_no}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"{where}: not JSON: {e}") from None
-            if not isinstance(record, dict) or not isinstance(record.get("images"), list):
-                raise DataError(f"{where}: field 'images' must be a list of paths")
-            images = [_image_bytes(path.parent / str(p), where) for p in record["images"]]
-            yield replay_row(record.get("instruction", ""), images, list(record.get("actions") or []), src, grid,
-                             line_no - 1, where)
+    """One replay row per trajectory line of a JSONL file (read by core's JSON record reader)."""
+    from core.data.ingest._common import iter_json_records
+
+    for index, record in iter_json_records(path):
+        where = f"{path}:{index + 1}"
+        if isinstance(record, Exception):
+            raise DataError(f"{where}: {record.reason}") from None
+        if not isinstance(record, dict) or not isinstance(record.get("images"), list):
+            raise DataError(f"{where}: field 'images' must be a list of paths")
+        images = [_image_bytes(path.parent / str(p), where) for p in record["images"]]
+        yield replay_row(record.get("instruction", ""), images, list(record.get("actions") or []), src, grid,
+                         index, where)
 
 
 def unified_rows(path: Path, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
