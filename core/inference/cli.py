@@ -19,11 +19,12 @@ class BackendName(str, Enum):
     hf = "hf"
     vllm = "vllm"
     openai = "openai"
+    baseline = "baseline"
 
 
 def infer(
-    backend: Annotated[BackendName, typer.Option(help="hf (transformers, CPU/1 GPU), vllm (GPUs), openai (HTTP).")],
-    model: Annotated[str, typer.Option(help="Model folder / hub id (hf, vllm) or server URL (openai).")],
+    backend: Annotated[BackendName, typer.Option(help="hf (transformers, CPU/1 GPU), vllm (GPUs), openai (HTTP), baseline (no model: --model random or centre).")],
+    model: Annotated[str, typer.Option(help="Model folder / hub id (hf, vllm), server URL (openai), or random / centre (baseline).")],
     input: Annotated[list[Path], typer.Option("--input", help="Benchmark parquet: GUI-R1 layout or unified. "
                                                "Repeat with --output to run several files on one loaded model.")],
     output: Annotated[list[Path], typer.Option(help="Prediction file (JSON lines) of the --input at the same "
@@ -108,7 +109,7 @@ def infer(
         options = {"tensor_parallel_size": tensor_parallel_size, "data_parallel_size": data_parallel_size,
                    "gpu_memory_utilization": gpu_memory_utilization, "max_model_len": max_model_len,
                    "dtype": dtype}
-    else:
+    elif backend is BackendName.openai:
         options = {"served_model_name": served_model_name, "api_key": api_key, "timeout_s": timeout}
     start = time.monotonic()
     try:

@@ -14,13 +14,12 @@ Scripted and random text goes through the same parser and frame mapping as a mod
 
 from __future__ import annotations
 
-import random
-import zlib
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
 from core.actions import Action
 from core.inference.backends import Backend
+from core.inference.backends.baseline import RANDOM_ACTIONS, centre_action, random_action
 from core.rollout.session import EpisodeSession
 
 
@@ -46,14 +45,9 @@ class ScriptedPolicy:
         return [Reply(s.gold_text()) for s in sessions]
 
 
-#: The action kinds the random policy draws from, uniformly.
-RANDOM_ACTIONS: tuple[str, ...] = ("click", "long_press", "scroll", "type", "press_back", "press_home",
-                                   "press_enter", "wait", "complete")
-_RANDOM_WORDS = ("hello", "alarm", "wifi", "alice", "on my way", "notes", "7", "search")
-
-
 class RandomPolicy:
-    """Uniformly random actions; the draw depends only on (``seed``, episode id, step), not on batching."""
+    """Uniformly random actions (:func:`~core.inference.backends.baseline.random_action`); the draw depends only
+    on (``seed``, episode id, step), not on batching."""
 
     name = "random"
 
@@ -62,18 +56,8 @@ class RandomPolicy:
 
     def action(self, session: EpisodeSession) -> Action:
         """The random action for the session's next turn (screen pixels)."""
-        key = f"{self.seed}|{session.episode.id}|{len(session.episode.steps)}".encode()
-        rng = random.Random(zlib.crc32(key))
-        kind = rng.choice(RANDOM_ACTIONS)
-        w, h = session.episode.screen_size
-        point = (rng.uniform(0, w - 1), rng.uniform(0, h - 1))
-        if kind in ("click", "long_press"):
-            return Action(type=kind, point=point)
-        if kind == "scroll":
-            return Action(type="scroll", direction=rng.choice(("up", "down", "left", "right")))
-        if kind == "type":
-            return Action(type="type", text=rng.choice(_RANDOM_WORDS))
-        return Action(type=kind)
+        return random_action(f"{self.seed}|{session.episode.id}|{len(session.episode.steps)}",
+                             session.episode.screen_size)
 
     def __call__(self, sessions: Sequence[EpisodeSession]) -> list[Reply]:
         return [Reply(s.gold_text(self.action(s))) for s in sessions]
@@ -85,9 +69,7 @@ class CentrePolicy:
     name = "centre"
 
     def __call__(self, sessions: Sequence[EpisodeSession]) -> list[Reply]:
-        return [Reply(s.gold_text(Action(type="click", point=(s.episode.screen_size[0] / 2,
-                                                               s.episode.screen_size[1] / 2))))
-                for s in sessions]
+        return [Reply(s.gold_text(centre_action(s.episode.screen_size))) for s in sessions]
 
 
 class BackendPolicy:

@@ -20,18 +20,19 @@ terminated, truncated, info``, ``obs`` an HxWx3 uint8 screenshot in screen pixel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from core.actions import ACTION_NAMES, Action, from_mobile_use, to_mobile_use
+from core.actions import Action
 from core.geometry import ImageGeometry
 from core.inference.agent import PLACEHOLDER_GOLD
+from core.inference.backends.baseline import answer_text
 from core.inference.requests import DEFAULT_POLICY, IMAGE_PLACEHOLDER, InferenceRequest, ResizePolicy
 from core.inference.runner import parse_answer
-from core.prompts import PromptTemplate, get_template
+from core.prompts import get_template
 from core.schema import HistoryItem, Step
 
 LEVELS = ("high", "low")
@@ -199,13 +200,10 @@ class EpisodeSession:
 
     def gold_text(self, action: Action | None = None) -> str:
         """``action`` (default: the env's next gold action; ``complete`` when there is none) written as the
-        template would write a gold answer, in its format and frame. Any action name of the format is allowed,
-        also one the prompt does not list (the parser accepts every known name)."""
+        template would write a gold answer, in its format and frame (:func:`~core.inference.backends.baseline.
+        answer_text`)."""
         action = action or self.info.get("gold_action") or Action(type="complete")
-        if action.type in ("system_button", "terminate"):  # GUI-R1 answers name these press_* / complete
-            action = from_mobile_use(to_mobile_use(action, *self.episode.screen_size) or {})
-        relaxed: PromptTemplate = replace(self.template, actions=tuple(sorted(ACTION_NAMES)))
-        return relaxed.gold_answer(self.prompt_step(action), self.geometry)
+        return answer_text(self.template, self.prompt_step(), self.geometry, action)
 
     def parse(self, text: str) -> tuple[Action | None, str | None]:
         """The action in ``text`` in screen pixels, or None and why it is not one."""

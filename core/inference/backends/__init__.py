@@ -4,6 +4,7 @@ returns one :class:`Generation` per request, in order; a failure on one request 
 - ``hf``: transformers ``generate`` on CPU or one GPU (:mod:`.hf`)
 - ``vllm``: offline ``vllm.LLM.generate``, tensor parallel, data parallel over Ray actors (:mod:`.vllm`)
 - ``openai``: any OpenAI-compatible ``/v1/chat/completions`` server (:mod:`.openai`)
+- ``baseline``: no model; ``random`` or ``centre`` answers, the trivial baselines (:mod:`.baseline`)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-BACKENDS: tuple[str, ...] = ("hf", "vllm", "openai")
+BACKENDS: tuple[str, ...] = ("hf", "vllm", "openai", "baseline")
 #: Rows per ``generate`` call when none is given (the hf backend on CUDA picks its own: ``hf.pick_batch_size``).
 DEFAULT_BATCH_SIZE = 8
 
@@ -97,6 +98,10 @@ def make_backend(name: str, model: str, *, gen: GenerationConfig, batch_size: in
         from core.inference.backends.openai import OpenAIBackend
 
         return OpenAIBackend(model, gen=gen, batch_size=batch_size, **options)
+    if name == "baseline":
+        from core.inference.backends.baseline import BaselineBackend
+
+        return BaselineBackend(model, gen=gen, batch_size=batch_size)
     raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 
