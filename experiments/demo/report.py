@@ -20,6 +20,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("before_sft", "after_sft", "after_grpo")
+#: The trivial baselines, evaluated like a stage (``gui-agent infer --backend baseline`` + ``rollout --policy``).
+BASELINES = ("random", "centre")
 BENCHMARK = "androidcontrol_high"
 GRPO_RECIPE = ROOT / "recipes/qwen2_5_vl_3b/grpo/config_guir1_trl.yaml"
 #: trl's console log line of one logging step (``{'loss': '0.1', 'reward': '0.3', ...}``).
@@ -173,8 +175,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
     stages = {}
     for st in STAGES:
         stages[st] = {**stage_numbers(out, st), "wall_s": times.get(st, {}).get("wall_s")}
-    baselines = {p: json.loads((out / "stages_out" / "baselines" / p / "summary.json").read_text())
-                 for p in ("random", "centre")}
+    baselines = {p: stage_numbers(out, f"baselines/{p}") for p in BASELINES}
     loss, reward = sft_loss_curve(out), grpo_reward_curve(out)
     loss_png = _plot(loss, "SFT loss (LLaMA-Factory)", "loss", out / "plots" / "sft_loss.png")
     reward_png = _plot(reward, "GRPO mean reward (trl, r1gui)", "reward", out / "plots" / "grpo_reward.png")
@@ -183,8 +184,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
         "benchmark": BENCHMARK,
         "real_data": str(real) if real else None,
         "stages": stages,
-        "baselines": {p: {"online_success_rate": b.get("success_rate"), "episodes": b.get("episodes"),
-                          "invalid_rate": b.get("invalid_rate")} for p, b in baselines.items()},
+        "baselines": baselines,
         "training": {"sft": {"wall_s": times.get("sft", {}).get("wall_s"), "loss": loss},
                      "grpo": {"wall_s": times.get("grpo", {}).get("wall_s"), "reward": reward}},
         "times": times,
@@ -200,16 +200,13 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
              f"SFT data: simulated phone train tasks{' + ' + str(real) if real else ''}.", "",
              "| | valid actions | n | strict Type | strict SR | guir1 Type | guir1 SR | mean r1gui reward | "
              "online success | online invalid | wall |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for st in STAGES:
-        x = s[st]
+    rows = [(st, s[st]) for st in STAGES] + [(f"baseline: {p} policy", b) for p, b in baselines.items()]
+    for name, x in rows:
         e = x["eval"]
-        lines.append(f"| {st} | {_pct(x['valid_rate'])} | {x['n']} | {_pct(e['strict'].get('type'))} | "
+        lines.append(f"| {name} | {_pct(x['valid_rate'])} | {x['n']} | {_pct(e['strict'].get('type'))} | "
                      f"{_pct(e['strict'].get('sr'))} | {_pct(e['guir1'].get('type'))} | {_pct(e['guir1'].get('sr'))} | "
                      f"{_num(x['mean_reward'])} | {_pct(x['online_success_rate'])} | {_pct(x['online']['invalid_rate'])} "
-                     f"| {x['wall_s']} s |")
-    for p, b in report["baselines"].items():
-        lines.append(f"| baseline: {p} policy | | | | | | | | {_pct(b['online_success_rate'])} | "
-                     f"{_pct(b['invalid_rate'])} | |")
+                     f"| {str(x['wall_s']) + ' s' if 'wall_s' in x else ''} |")
     delta = None
     if s["after_sft"]["mean_reward"] is not None and s["after_grpo"]["mean_reward"] is not None:
         delta = s["after_grpo"]["mean_reward"] - s["after_sft"]["mean_reward"]

@@ -14,7 +14,8 @@ Stages (each one line with its wall time; training shows its progress bars):
 4. ``sft``: ``llamafactory-cli train`` on the shipped full-SFT YAML (overrides in ``config.yaml``), then the
    checkpoint is re-saved by the rl environment's transformers (:mod:`handoff`) so trl and inference load it;
 5. ``grpo``: ``VLM-R1/grpo.py`` (trl ``GRPOTrainer``, GUI-R1's r1gui reward) from the SFT checkpoint;
-6. ``baselines``: ``gui-agent rollout --policy random|centre``; then the report (``report.md``, ``report.json``,
+6. ``baselines``: the same held-out screens and episodes answered by the trivial baselines (``gui-agent infer
+   --backend baseline --model random|centre``, ``gui-agent rollout --policy random|centre``); then the report (``report.md``, ``report.json``,
    plots, galleries). The last line printed is the report folder.
 
 A stage whose settings are unchanged and whose output is complete is reused (``<out>/stages/<name>.json``), so a
@@ -53,9 +54,11 @@ def log(msg: str) -> None:
 
 
 def run(cmd: list[Any], log_file: Path, cwd: Path = ROOT, env: dict | None = None, show: bool = False) -> None:
-    """Run ``cmd``; its output goes to ``log_file`` (and to stderr too with ``show``); non-zero exit stops the demo."""
+    """Run ``cmd``; its output and its wall time go to ``log_file`` (output to stderr too with ``show``); a
+    non-zero exit stops the demo."""
     cmd = [str(c) for c in cmd]
     log_file.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
     with open(log_file, "a", encoding="utf-8") as fh:
         fh.write("$ " + " ".join(cmd) + "\n")
         fh.flush()
@@ -67,6 +70,7 @@ def run(cmd: list[Any], log_file: Path, cwd: Path = ROOT, env: dict | None = Non
                 sys.stderr.buffer.write(raw)
                 sys.stderr.flush()
         code = proc.wait()
+        fh.write(f"# exit {code} after {time.monotonic() - t0:.1f} s\n")
     if code:
         raise SystemExit(f"demo: `{' '.join(cmd[:4])} ...` failed (exit {code}); see {log_file}")
 
@@ -133,15 +137,22 @@ def main(argv: list[str] | None = None) -> int:
     px = ["--min-pixels", cfg["min_pixels"], "--max-pixels", cfg["max_pixels"]]
     ga = [RL / "gui-agent"]
 
+    data = out / "data"
+    real = args.shared_data / cfg["data"]["real"] if cfg["data"].get("real") else None
+    real = real if real is not None and real.is_dir() else None
+    # Each stage's settings: only what it depends on, so a change rebuilds that stage and the ones after it.
+    common = {k: cfg[k] for k in ("seed", "threads", "min_pixels", "max_pixels")}
+    data_key = {**common, "data": cfg["data"], "real": str(real)}
+    measure = {"eval": cfg["eval"], "rollout": cfg["rollout"]}
+    sft_key = {**data_key, "sft": cfg["sft"]}
+    grpo_key = {**sft_key, "grpo": cfg["grpo"]}
+
     # 1. model
     base = out / "models" / "base"
     stages("model", {"seed": cfg["seed"]}, [base],
            lambda: run([*ga, "tiny-model", "--output", base, "--seed", cfg["seed"], "--overwrite"], logs / "model.log", env=env))
 
     # 2. data
-    data = out / "data"
-    real = args.shared_data / cfg["data"]["real"] if cfg["data"].get("real") else None
-    real = real if real is not None and real.is_dir() else None
 
     def build_data() -> None:
         d = cfg["data"]
@@ -165,34 +176,38 @@ def main(argv: list[str] | None = None) -> int:
             run([*ga, "data", "convert", "--from", "aitw", "--to", "llamafactory", "--input", real, *px, "--overwrite",
                  "--output", data / "lf" / "aitz", "--name", "aitz"], logs / "data.log", env=env)
 
-    stages("data", {"data": cfg["data"], "px": px, "real": str(real)},
+    stages("data", data_key,
            [data / "heldout.parquet", data / "lf" / "dataset_info.json", data / "vlmr1" / "train.hf"], build_data)
 
     # 3-5. evaluations and training
     models = {"before_sft": base, "after_sft": out / "models" / "sft", "after_grpo": out / "models" / "grpo"}
 
-    def evaluate(stage: str) -> None:
-        sdir = out / "stages_out" / stage
+    def evaluate(sdir: Path, answer: list[Any], log_file: Path) -> None:
+        """Held-out screens (``answer``: the infer flags naming who answers) and episodes (``rollout`` flags)."""
         shutil.rmtree(sdir, ignore_errors=True)
         pred = sdir / "predictions" / f"{BENCHMARK}_test.json"
-        e = cfg["eval"]
-        run([*ga, "infer", "--backend", "hf", "--model", models[stage], "--input", data / "heldout.parquet",
-             "--output", pred, *px, "--max-new-tokens", e["max_new_tokens"], "--batch-size", e["batch_size"],
-             "--device", "cpu"], logs / f"{stage}.log", env=env, show=True)
-        run(["bash", ROOT / "experiments/guir1/eval.sh", pred.parent, sdir / "eval"], logs / f"{stage}.log", env=env)
+        e, r = cfg["eval"], cfg["rollout"]
+        run([*ga, "infer", *answer, "--input", data / "heldout.parquet", "--output", pred, *px, "--max-new-tokens",
+             e["max_new_tokens"], "--batch-size", e["batch_size"], "--seed", cfg["seed"]], log_file, env=env,
+            show=answer[1] == "hf")
+        run(["bash", ROOT / "experiments/guir1/eval.sh", pred.parent, sdir / "eval"], log_file, env=env)
         run([RL / "python", HERE / "report.py", "score", pred, data / "vlmr1" / "heldout.jsonl", sdir / "scored.jsonl"],
-            logs / f"{stage}.log", env=env)
-        r = cfg["rollout"]
-        run([*ga, "rollout", "--backend", "hf", "--model", models[stage], "--env", "sim-phone", "--tasks", "test",
-             "--episodes", r["episodes"], "--max-steps", r["max_steps"], "--seed", cfg["seed"], *px,
-             "--max-new-tokens", e["max_new_tokens"], "--device", "cpu", "--output", sdir / "rollout"],
-            logs / f"{stage}.log", env=env, show=True)
+            log_file, env=env)
+        who = ["--backend", "hf", "--model", answer[3], "--max-new-tokens", e["max_new_tokens"], "--device", "cpu"] \
+            if answer[1] == "hf" else ["--policy", answer[3]]
+        run([*ga, "rollout", *who, "--env", "sim-phone", "--tasks", "test", "--episodes", r["episodes"],
+             "--max-steps", r["max_steps"], "--seed", cfg["seed"], *px, "--output", sdir / "rollout"],
+            log_file, env=env, show=answer[1] == "hf")
+
+    def evaluate_model(stage: str) -> None:
+        evaluate(out / "stages_out" / stage, ["--backend", "hf", "--model", models[stage], "--device", "cpu"],
+                 logs / f"{stage}.log")
 
     def eval_outputs(stage: str) -> list[Path]:
         sdir = out / "stages_out" / stage
         return [sdir / "scored.jsonl", sdir / "rollout" / "summary.json", sdir / "eval" / "strict" / "report.json"]
 
-    stages("before_sft", {"cfg": cfg, "stage": "before_sft"}, eval_outputs("before_sft"), lambda: evaluate("before_sft"))
+    stages("before_sft", {**data_key, **measure}, eval_outputs("before_sft"), lambda: evaluate_model("before_sft"))
 
     def sft() -> None:
         s = cfg["sft"]
@@ -209,9 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             logs / "sft.log", cwd=ROOT / "LLaMA-Factory", env=env, show=True)
         handoff(raw, models["after_sft"], processor_from=base)
 
-    stages("sft", {"cfg": cfg, "real": str(real)}, [models["after_sft"], out / "models" / "sft-llamafactory"], sft)
-    stages("after_sft", {"cfg": cfg, "stage": "after_sft", "real": str(real)}, eval_outputs("after_sft"),
-           lambda: evaluate("after_sft"))
+    stages("sft", sft_key, [models["after_sft"], out / "models" / "sft-llamafactory"], sft)
+    stages("after_sft", {**sft_key, **measure}, eval_outputs("after_sft"),
+           lambda: evaluate_model("after_sft"))
 
     def grpo() -> None:
         g = cfg["grpo"]
@@ -223,18 +238,16 @@ def main(argv: list[str] | None = None) -> int:
              models["after_sft"], "--dataset", data / "vlmr1" / "train.hf", "--output_dir", models["after_grpo"],
              *[a for k, v in flags.items() for a in (f"--{k}", v)]], logs / "grpo.log", env=env, show=True)
 
-    stages("grpo", {"cfg": cfg, "real": str(real)}, [models["after_grpo"] / "config.json"], grpo)
-    stages("after_grpo", {"cfg": cfg, "stage": "after_grpo", "real": str(real)}, eval_outputs("after_grpo"),
-           lambda: evaluate("after_grpo"))
+    stages("grpo", grpo_key, [models["after_grpo"] / "config.json"], grpo)
+    stages("after_grpo", {**grpo_key, **measure}, eval_outputs("after_grpo"),
+           lambda: evaluate_model("after_grpo"))
 
     def baselines() -> None:
-        r = cfg["rollout"]
-        for policy in ("random", "centre"):
-            run([*ga, "rollout", "--policy", policy, "--env", "sim-phone", "--tasks", "test", "--episodes",
-                 r["episodes"], "--max-steps", r["max_steps"], "--seed", cfg["seed"], *px, "--output",
-                 out / "stages_out" / "baselines" / policy], logs / "baselines.log", env=env)
+        for policy in report_mod.BASELINES:
+            evaluate(out / "stages_out" / "baselines" / policy, ["--backend", "baseline", "--model", policy],
+                     logs / "baselines.log")
 
-    stages("baselines", {"cfg": cfg}, [out / "stages_out" / "baselines" / p / "summary.json" for p in ("random", "centre")],
+    stages("baselines", {**data_key, **measure}, [p for b in report_mod.BASELINES for p in eval_outputs(f"baselines/{b}")],
            baselines)
 
     folder = report_mod.write_report(out, profile=args.profile, times=stages.times, real=real,
