@@ -75,11 +75,15 @@ def load_split(path: str, flag: str):
 
 
 def load_processor(script: ScriptArguments):
-    """The model's processor with the recipe's pixel bounds (``None`` keeps the model's own)."""
+    """The model's processor with the recipe's pixel bounds (``None`` keeps the model's own), padding and truncating
+    on the left as trl's own default processor does: trl left-pads the prompt ids itself but takes the processor's
+    per-token ``mm_token_type_ids`` as padded, so a right-padding tokenizer (Qwen2.5-VL's default) misaligns them
+    and generation fails in ``get_rope_index`` as soon as one batch holds prompts of different lengths."""
     from transformers import AutoProcessor
 
     bounds = {k: v for k, v in (("min_pixels", script.min_pixels), ("max_pixels", script.max_pixels)) if v}
-    return AutoProcessor.from_pretrained(script.model_name_or_path, **bounds)
+    return AutoProcessor.from_pretrained(script.model_name_or_path, padding_side="left", truncation_side="left",
+                                         **bounds)
 
 
 def peft_config(script: ScriptArguments):

@@ -243,3 +243,31 @@ def test_run_grpo_gui_script_launches_grpo_py_with_the_recipe(tmp_path):
     assert proc.returncode == 2 and "image_folders" in proc.stderr
     proc = _run_script(tmp_path, TUNER="qlora")
     assert proc.returncode == 2 and "TUNER must be full or lora" in proc.stderr
+
+
+def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, tmp_path):
+    """Two prompts of different lengths (a phone and a web screenshot: different image token counts) in one batch:
+    the processor must pad on the left like trl does, or generation fails in Qwen2.5-VL's ``get_rope_index``."""
+    from datasets import load_from_disk
+
+    from core.testing import tiny_qwen25vl_path
+
+    ds = load_from_disk(str(export))
+    sizes = [tuple(img.size) for img in ds["image"]]
+    pair = [0, next(i for i, s in enumerate(sizes) if s != sizes[0])]
+    ds.select(pair).save_to_disk(str(tmp_path / "pair.hf"))
+    script, _ = grpo.parse(["--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
+                            str(tiny_qwen25vl_path()), "--output_dir", str(tmp_path / "unused")])
+    assert grpo.load_processor(script).tokenizer.padding_side == "left"
+    cmd = [sys.executable, str(SCRIPT), "--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
+           str(tiny_qwen25vl_path()), "--dataset", str(tmp_path / "pair.hf"), "--output_dir", str(tmp_path / "out"),
+           "--max_steps", "1", "--num_generations", "2", "--per_device_train_batch_size", "4",
+           "--gradient_accumulation_steps", "1", "--steps_per_generation", "1", "--max_completion_length", "8",
+           "--min_pixels", "3136", "--max_pixels", str(TINY_MAX_PIXELS), "--bf16", "false", "--use_cpu", "true",
+           "--use_vllm", "false", "--gradient_checkpointing", "false", "--save_strategy", "no", "--report_to", "none",
+           "--dataloader_num_workers", "0"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    assert (tmp_path / "out" / "config.json").is_file()
