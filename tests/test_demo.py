@@ -64,11 +64,18 @@ def test_report_json_schema_and_numbers(demo_run) -> None:
         assert s["online_success_rate"] == summary["success_rate"] and summary["episodes"] == 2
         assert 0.0 <= s["mean_reward"] <= 1.0 and s["wall_s"] > 0
     assert set(report["baselines"]) == {"random", "centre"}
+    for policy, b in report["baselines"].items():  # the baselines answered the same held-out screens
+        preds = [json.loads(x) for x in (out / "stages_out" / "baselines" / policy / "predictions" /
+                                         "androidcontrol_high_test.json").read_text().splitlines()]
+        assert b["n"] == len(preds) == n_heldout and b["valid_rate"] == 1.0
+        assert 0.0 <= b["mean_reward"] <= 1.0 and b["online"]["episodes"] == 2
+        if policy == "centre":
+            assert {p["pred_action"] for p in preds} == {"click"}
     loss = report["training"]["sft"]["loss"]
     assert [step for step, _ in loss] == list(range(1, 7)) and all(v > 0 for _, v in loss)
     assert len(report["training"]["grpo"]["reward"]) == 2
     md = (out / "report.md").read_text()
-    assert all(f"| {st} |" in md for st in STAGES) and "baseline: random policy" in md
+    assert all(f"| {st} |" in md for st in STAGES) and "| baseline: random policy | 100.0% |" in md
     assert (out / "plots" / "sft_loss.png").stat().st_size > 1000
     assert (out / "plots" / "grpo_reward.png").stat().st_size > 1000
 
