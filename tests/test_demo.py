@@ -73,7 +73,11 @@ def test_report_json_schema_and_numbers(demo_run) -> None:
             assert {p["pred_action"] for p in preds} == {"click"}
     loss = report["training"]["sft"]["loss"]
     assert [step for step, _ in loss] == list(range(1, 7)) and all(v > 0 for _, v in loss)
-    assert len(report["training"]["grpo"]["reward"]) == 2
+    grpo = report["training"]["grpo"]
+    fmt, acc = grpo["parts"]["r1gui_format"], grpo["parts"]["r1gui_accuracy"]
+    assert len(grpo["reward"]) == len(fmt) == len(acc) == 2  # one entry per GRPO step
+    # The curve is the recipe's weighted r1gui (0.2 format + 0.8 accuracy), not trl's unweighted "reward" entry.
+    assert [r for _, r in grpo["reward"]] == pytest.approx([0.2 * f + 0.8 * a for f, a in zip(fmt, acc, strict=True)])
     md = (out / "report.md").read_text()
     assert all(f"| {st} |" in md for st in STAGES) and "| baseline: random policy | 100.0% |" in md
     assert (out / "plots" / "sft_loss.png").stat().st_size > 1000
@@ -118,16 +122,18 @@ def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_run, tmp_path)
     again = _demo(out)
     assert again.stdout.strip().splitlines()[-1] == str(out)
     assert again.stderr.count(" reused ") == 8 and " done in " not in again.stderr
-    # A second run from the same model and data, training and evaluating again from scratch.
+    # A second run from the same model, data and untrained measurements: training and evaluating again from scratch.
     run2 = tmp_path / "run2"
     (run2 / "stages").mkdir(parents=True)
-    for part in ("models/base", "data"):
+    for part in ("models/base", "data", "stages_out/before_sft", "stages_out/baselines"):
         shutil.copytree(out / part, run2 / part)
-    for stage in ("model", "data"):
+    for stage in ("model", "data", "before_sft", "baselines"):
         shutil.copy2(out / "stages" / f"{stage}.json", run2 / "stages" / f"{stage}.json")
-    _demo(run2)
+    second = _demo(run2)
+    demo_lines = [line for line in second.stderr.splitlines() if line.startswith("[demo]")]
+    assert sum(" reused " in line for line in demo_lines) == 4 and sum(" done in " in line for line in demo_lines) == 4
     r1, r2 = (json.loads((o / "report.json").read_text()) for o in (out, run2))
-    for stage in STAGES:
+    for stage in STAGES[1:]:
         a, b = ({k: v for k, v in r[stage].items() if k != "wall_s"} for r in (r1["stages"], r2["stages"]))
         assert a == b, stage
     assert r1["training"]["sft"]["loss"] == r2["training"]["sft"]["loss"]

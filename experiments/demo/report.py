@@ -24,8 +24,10 @@ STAGES = ("before_sft", "after_sft", "after_grpo")
 BASELINES = ("random", "centre")
 BENCHMARK = "androidcontrol_high"
 GRPO_RECIPE = ROOT / "recipes/qwen2_5_vl_3b/grpo/config_guir1_trl.yaml"
-#: trl's console log line of one logging step (``{'loss': '0.1', 'reward': '0.3', ...}``).
-_REWARD_RE = re.compile(r"'reward': '?(-?[0-9.]+(?:e-?[0-9]+)?)'?")
+#: trl's console log dict of one logging step (``{'loss': '0.1', 'rewards/r1gui_format/mean': '0.3', ...}``) and
+#: one reward function's mean in it.
+_LOG_DICT_RE = re.compile(r"\{'loss'[^{}]*\}")
+_REWARD_MEAN_RE = re.compile(r"'rewards/([\w.-]+)/mean': '?(-?[0-9.]+(?:e-?[0-9]+)?)'?")
 
 
 def concat(out: Path, *parts: Path) -> None:
@@ -114,13 +116,28 @@ def sft_loss_curve(out: Path) -> list[tuple[int, float]]:
     return [(int(r["current_steps"]), float(r["loss"])) for r in rows if r.get("loss") is not None]
 
 
-def grpo_reward_curve(out: Path) -> list[tuple[int, float]]:
-    """``(step, mean reward)`` from trl's console log (one dict per logging step, in order)."""
+def grpo_reward_parts(out: Path) -> dict[str, list[float]]:
+    """Each reward function's mean over the completions of every logging step (``rewards/<name>/mean`` in trl's
+    console log, one dict per step, in order)."""
     path = out / "logs" / "grpo.log"
+    funcs, _, _ = recipe_reward()
+    parts: dict[str, list[float]] = {f: [] for f in funcs}
     if not path.is_file():
-        return []
-    values = [float(m.group(1)) for m in _REWARD_RE.finditer(path.read_text(encoding="utf-8", errors="replace"))]
-    return [(i + 1, v) for i, v in enumerate(values)]
+        return parts
+    for entry in _LOG_DICT_RE.findall(path.read_text(encoding="utf-8", errors="replace")):
+        means = {m.group(1): float(m.group(2)) for m in _REWARD_MEAN_RE.finditer(entry)}
+        if all(f in means for f in funcs):
+            for f in funcs:
+                parts[f].append(means[f])
+    return parts
+
+
+def grpo_reward_curve(parts: dict[str, list[float]]) -> list[tuple[int, float]]:
+    """``(step, mean r1gui reward)``: the recipe's weighted sum of the parts, the reward GRPO optimised (trl's own
+    ``reward`` log entry is the UNweighted sum of the functions, 0..2 here, so it is not used)."""
+    funcs, weights, _ = recipe_reward()
+    steps = len(parts[funcs[0]]) if funcs else 0
+    return [(i + 1, sum(w * parts[f][i] for f, w in zip(funcs, weights, strict=True))) for i in range(steps)]
 
 
 def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) -> str | None:
@@ -176,7 +193,8 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
     for st in STAGES:
         stages[st] = {**stage_numbers(out, st), "wall_s": times.get(st, {}).get("wall_s")}
     baselines = {p: stage_numbers(out, f"baselines/{p}") for p in BASELINES}
-    loss, reward = sft_loss_curve(out), grpo_reward_curve(out)
+    parts = grpo_reward_parts(out)
+    loss, reward = sft_loss_curve(out), grpo_reward_curve(parts)
     loss_png = _plot(loss, "SFT loss (LLaMA-Factory)", "loss", out / "plots" / "sft_loss.png")
     reward_png = _plot(reward, "GRPO mean reward (trl, r1gui)", "reward", out / "plots" / "grpo_reward.png")
     report = {
@@ -186,7 +204,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
         "stages": stages,
         "baselines": baselines,
         "training": {"sft": {"wall_s": times.get("sft", {}).get("wall_s"), "loss": loss},
-                     "grpo": {"wall_s": times.get("grpo", {}).get("wall_s"), "reward": reward}},
+                     "grpo": {"wall_s": times.get("grpo", {}).get("wall_s"), "reward": reward, "parts": parts}},
         "times": times,
         "total_wall_s": round(total_s, 1),
     }
@@ -217,10 +235,12 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
         if png:
             lines.append(f"![{what}]({png})")
     lines += ["", "Stage times (s): " + ", ".join(f"{k} {v['wall_s']}{' (reused)' if v['reused'] else ''}"
-                                                  for k, v in times.items()) + f"; total {total_s:.0f} s.", "",
+                                                  for k, v in times.items()) +
+              f"; {sum(v['wall_s'] for v in times.values()):.0f} s to build in all, {total_s:.0f} s this run.", "",
               "## Failures after GRPO (held-out screens)", "",
-              "Screens with the gold box and the predicted point: `stages_out/after_grpo/eval/strict/gallery/`; "
-              "episodes step by step: `stages_out/after_grpo/rollout/gallery/index.html`.", "",
+              "Every failed screen with its gold box and predicted point: "
+              f"[failure gallery](stages_out/after_grpo/eval/strict/gallery/{BENCHMARK}/index.html); episodes step "
+              "by step: [episode gallery](stages_out/after_grpo/rollout/gallery/index.html).", "",
               "| id | instruction | gold | answer | why |", "|---|---|---|---|---|"]
     for f in failures(out, "after_grpo"):
         cell = f["pred"].replace("|", "\\|").replace("\n", " ")

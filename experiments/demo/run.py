@@ -76,10 +76,12 @@ def run(cmd: list[Any], log_file: Path, cwd: Path = ROOT, env: dict | None = Non
 
 
 class Stages:
-    """Stage bookkeeping: ``<out>/stages/<name>.json`` holds the settings hash and the wall time of a finished stage."""
+    """Stage bookkeeping: ``<out>/stages/<name>.json`` holds the settings hash and the wall time of a finished stage;
+    ``<out>/logs/<name>.log`` the output of its commands."""
 
     def __init__(self, out: Path, fresh: bool):
         self.dir = out / "stages"
+        self.logs = out / "logs"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.fresh = fresh
         self.times: dict[str, dict] = {}
@@ -94,6 +96,7 @@ class Stages:
                 log(f"[demo] {name:<11} reused ({done['wall_s']:.0f} s when built)")
                 return
         marker.unlink(missing_ok=True)
+        (self.logs / f"{name}.log").unlink(missing_ok=True)  # the stage's log holds only its latest run
         log(f"[demo] {name:<11} ...")
         t0 = time.monotonic()
         fn()
@@ -142,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     real = real if real is not None and real.is_dir() else None
     # Each stage's settings: only what it depends on, so a change rebuilds that stage and the ones after it.
     common = {k: cfg[k] for k in ("seed", "threads", "min_pixels", "max_pixels")}
-    data_key = {**common, "data": cfg["data"], "real": str(real)}
+    data_key = {**common, "data": cfg["data"], "real": str(real.resolve()) if real else None}
     measure = {"eval": cfg["eval"], "rollout": cfg["rollout"]}
     sft_key = {**data_key, "sft": cfg["sft"]}
     grpo_key = {**sft_key, "grpo": cfg["grpo"]}
