@@ -38,6 +38,10 @@ agent loop (``env: miniwob``) and the exporter use it exactly as they use the si
   deadline (``timeout_s``, default 30 s; starting the browser 60 s): a browser that dies or hangs is killed (its
   whole process group) and the call raises :class:`BrowserError` (never a ``ValueError``, so the rollout loop
   reports the episode as an error); the next ``reset`` starts a fresh browser.
+
+This module is long (over 500 lines) on purpose: the gold planner reads the same live DOM widgets the env
+reports, and the env's browser lifecycle (deadlines, restarts, process-group kills) wraps every Selenium call;
+split apart, each half would re-derive the other's widget and browser state.
 """
 
 from __future__ import annotations
