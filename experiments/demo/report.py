@@ -185,7 +185,7 @@ def failures(out: Path, stage: str, k: int = 8) -> list[dict]:
     return rows
 
 
-def write_report(out: Path, *, profile: str, times: dict, real: Path | None, total_s: float) -> Path:
+def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path], total_s: float) -> Path:
     """Write ``report.json``, ``report.md`` and ``plots/`` into ``out``; returns ``out``."""
     from core.io import atomic_write_text
 
@@ -200,7 +200,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
     report = {
         "profile": profile,
         "benchmark": BENCHMARK,
-        "real_data": str(real) if real else None,
+        "real_data": [str(p) for p in real.values()] or None,
         "stages": stages,
         "baselines": baselines,
         "training": {"sft": {"wall_s": times.get("sft", {}).get("wall_s"), "loss": loss},
@@ -215,7 +215,8 @@ def write_report(out: Path, *, profile: str, times: dict, real: Path | None, tot
              f"Held-out screens: {s['before_sft']['n']} `high` steps of the simulated phone's held-out tasks "
              "(layout seeds and task families never trained on), scored as "
              f"`{BENCHMARK}`; online: `gui-agent rollout --tasks test`. "
-             f"SFT data: simulated phone train tasks{' + ' + str(real) if real else ''}.", "",
+             "SFT and GRPO data: simulated phone train tasks"
+             f"{''.join(f' + {p}' for p in real.values())}.", "",
              "| | valid actions | n | strict Type | strict SR | guir1 Type | guir1 SR | mean r1gui reward | "
              "online success | online invalid | wall |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = [(st, s[st]) for st in STAGES] + [(f"baseline: {p} policy", b) for p, b in baselines.items()]

@@ -7,7 +7,8 @@ Stages (each one line with its wall time; training shows its progress bars):
 1. ``model``: ``gui-agent tiny-model`` (random weights, the real tokenizer);
 2. ``data``: ``gui-agent world export`` of train tasks and of held-out tasks (held out by layout seed and by task
    family), converted with ``gui-agent data convert`` to LLaMA-Factory (SFT), vlmr1 (GRPO) and the unified parquet
-   (evaluation); the AitZ episode of ``../shared/data`` joins the SFT data when that folder exists;
+   (evaluation); the phone screenshots of ``../shared/data`` (AitZ, GUIOdyssey) join the SFT and GRPO data when
+   that folder exists;
 3. ``before_sft`` / ``after_sft`` / ``after_grpo``: ``gui-agent infer`` on the held-out screens, ``experiments/guir1/
    eval.sh`` (both metric modes), the r1gui reward of each answer (``gui-agent score``) and ``gui-agent rollout``
    (task success in the simulated phone);
@@ -141,11 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     ga = [RL / "gui-agent"]
 
     data = out / "data"
-    real = args.shared_data / cfg["data"]["real"] if cfg["data"].get("real") else None
-    real = real if real is not None and real.is_dir() else None
+    # Real screenshots: ``{folder of ../shared/data: gui-agent data convert --from reader}``, the folders present.
+    real = {name: args.shared_data / name for name in (cfg["data"].get("real") or {})
+            if (args.shared_data / name).is_dir()}
     # Each stage's settings: only what it depends on, so a change rebuilds that stage and the ones after it.
     common = {k: cfg[k] for k in ("seed", "threads", "min_pixels", "max_pixels")}
-    data_key = {**common, "data": cfg["data"], "real": str(real.resolve()) if real else None}
+    data_key = {**common, "data": cfg["data"], "real": {k: str(v.resolve()) for k, v in real.items()}}
     measure = {"eval": cfg["eval"], "rollout": cfg["rollout"]}
     sft_key = {**data_key, "sft": cfg["sft"]}
     grpo_key = {**sft_key, "grpo": cfg["grpo"]}
@@ -175,9 +177,11 @@ def main(argv: list[str] | None = None) -> int:
             logs / "data.log", env=env)
         run([*conv, "--to", "vlmr1", "--input", data / "heldout.parquet", "--output", data / "vlmr1", "--name",
              "heldout"], logs / "data.log", env=env)
-        if real is not None:
-            run([*ga, "data", "convert", "--from", "aitw", "--to", "llamafactory", "--input", real, *px, "--overwrite",
-                 "--output", data / "lf" / "aitz", "--name", "aitz"], logs / "data.log", env=env)
+        for name, folder in real.items():
+            reader = ["data", "convert", "--from", cfg["data"]["real"][name], "--input", folder, *px, "--overwrite"]
+            run([*ga, *reader, "--to", "llamafactory", "--output", data / "lf" / name, "--name", name],
+                logs / "data.log", env=env)
+            run([*ga, *reader, "--to", "vlmr1", "--output", data / "vlmr1", "--name", name], logs / "data.log", env=env)
 
     stages("data", data_key,
            [data / "heldout.parquet", data / "lf" / "dataset_info.json", data / "vlmr1" / "train.hf"], build_data)
@@ -216,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         s = cfg["sft"]
         raw = out / "models" / "sft-llamafactory"
         shutil.rmtree(raw, ignore_errors=True)
-        datasets = "simphone" + (",aitz" if real is not None else "")
+        datasets = ",".join(["simphone", *real])
         overrides = {**s["overrides"], "model_name_or_path": base, "dataset": datasets,
                      "dataset_dir": data / "lf", "output_dir": raw, "template": "qwen2_vl",
                      "image_max_pixels": cfg["max_pixels"], "image_min_pixels": cfg["min_pixels"],
@@ -238,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                  "dataloader_num_workers": 0, "report_to": "none", "min_pixels": cfg["min_pixels"],
                  "max_pixels": cfg["max_pixels"]}
         run([RL / "python", ROOT / "VLM-R1/grpo.py", "--config", ROOT / g["recipe"], "--model_name_or_path",
-             models["after_sft"], "--dataset", data / "vlmr1" / "train.hf", "--output_dir", models["after_grpo"],
+             models["after_sft"], "--dataset", ":".join(str(data / "vlmr1" / f"{d}.hf") for d in ["train", *real]),
+             "--output_dir", models["after_grpo"],
              *[a for k, v in flags.items() for a in (f"--{k}", v)]], logs / "grpo.log", env=env, show=True)
 
     stages("grpo", grpo_key, [models["after_grpo"] / "config.json"], grpo)
