@@ -28,11 +28,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.actions import (
+    ACTION_NAMES,
     GUIR1_NO_TARGET,
     NO_INPUT_TEXT,
     POINT_ACTIONS,
     Action,
     canonical_action_name,
+    from_mobile_use,
     swipe_to_scroll,
     to_mobile_use,
 )
@@ -127,6 +129,16 @@ class PromptTemplate:
     def gold_answer(self, step: Step, geometry: ImageGeometry) -> str:
         """The gold assistant answer for ``step.action`` in this template's format and frame."""
         raise NotImplementedError
+
+    def answer_for(self, step: Step, geometry: ImageGeometry, action: Action) -> str:
+        """``action`` (screen pixels of ``step``) written as this template writes a gold answer, in its format and
+        frame, for answers that are not the step's gold (scripted and baseline policies). Any action name of the
+        format is allowed, also one the prompt does not list (the parser accepts every known name);
+        ``system_button`` / ``terminate`` become the format's ``press_*`` / ``complete``."""
+        if action.type in ("system_button", "terminate"):
+            action = from_mobile_use(to_mobile_use(action, *step.image_size) or {})
+        relaxed = replace(self, actions=tuple(sorted(ACTION_NAMES)))
+        return relaxed.gold_answer(step.model_copy(update={"action": action}), geometry)
 
     def answer_action(self, step: Step) -> Action:
         """``step.action`` expressed with this template's action names; TemplateError when it cannot be."""

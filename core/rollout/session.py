@@ -29,7 +29,6 @@ from PIL import Image
 from core.actions import Action
 from core.geometry import ImageGeometry
 from core.inference.agent import PLACEHOLDER_GOLD
-from core.inference.backends.baseline import answer_text
 from core.inference.requests import DEFAULT_POLICY, IMAGE_PLACEHOLDER, InferenceRequest, ResizePolicy
 from core.inference.runner import parse_answer
 from core.prompts import get_template
@@ -200,10 +199,9 @@ class EpisodeSession:
 
     def gold_text(self, action: Action | None = None) -> str:
         """``action`` (default: the env's next gold action; ``complete`` when there is none) written as the
-        template would write a gold answer, in its format and frame (:func:`~core.inference.backends.baseline.
-        answer_text`)."""
+        template would write a gold answer, in its format and frame (:meth:`~core.prompts.PromptTemplate.answer_for`)."""
         action = action or self.info.get("gold_action") or Action(type="complete")
-        return answer_text(self.template, self.prompt_step(), self.geometry, action)
+        return self.template.answer_for(self.prompt_step(), self.geometry, action)
 
     def parse(self, text: str) -> tuple[Action | None, str | None]:
         """The action in ``text`` in screen pixels, or None and why it is not one."""

@@ -16,8 +16,8 @@ Stages (each one line with its wall time; training shows its progress bars):
    checkpoint is re-saved by the rl environment's transformers (:mod:`handoff`) so trl and inference load it;
 5. ``grpo``: ``VLM-R1/grpo.py`` (trl ``GRPOTrainer``, GUI-R1's r1gui reward) from the SFT checkpoint;
 6. ``baselines``: the same held-out screens and episodes answered by the trivial baselines (``gui-agent infer
-   --backend baseline --model random|centre``, ``gui-agent rollout --policy random|centre``); then the report (``report.md``, ``report.json``,
-   plots, galleries). The last line printed is the report folder.
+   --backend baseline --model random|centre``, ``gui-agent rollout --policy random|centre``); then the report
+   (``report.md``, ``report.json``, plots, galleries). The last line printed is the report folder.
 
 A stage whose settings are unchanged and whose output is complete is reused (``<out>/stages/<name>.json``), so a
 second run only rebuilds what changed; ``--fresh`` redoes every stage.
@@ -189,26 +189,25 @@ def main(argv: list[str] | None = None) -> int:
     # 3-5. evaluations and training
     models = {"before_sft": base, "after_sft": out / "models" / "sft", "after_grpo": out / "models" / "grpo"}
 
-    def evaluate(sdir: Path, answer: list[Any], log_file: Path) -> None:
-        """Held-out screens (``answer``: the infer flags naming who answers) and episodes (``rollout`` flags)."""
+    def evaluate(sdir: Path, log_file: Path, *, model: Path | None = None, baseline: str | None = None) -> None:
+        """The held-out screens and episodes answered by the hf ``model``, or without one by the ``baseline``
+        (random / centre)."""
         shutil.rmtree(sdir, ignore_errors=True)
         pred = sdir / "predictions" / f"{BENCHMARK}_test.json"
         e, r = cfg["eval"], cfg["rollout"]
-        run([*ga, "infer", *answer, "--input", data / "heldout.parquet", "--output", pred, *px, "--max-new-tokens",
-             e["max_new_tokens"], "--batch-size", e["batch_size"], "--seed", cfg["seed"]], log_file, env=env,
-            show=answer[1] == "hf")
+        hf = ["--backend", "hf", "--model", model, "--max-new-tokens", e["max_new_tokens"], "--device", "cpu"]
+        run([*ga, "infer", *(hf if model else ["--backend", "baseline", "--model", baseline]), "--input",
+             data / "heldout.parquet", "--output", pred, *px, "--batch-size", e["batch_size"], "--seed", cfg["seed"]],
+            log_file, env=env, show=model is not None)
         run(["bash", ROOT / "experiments/guir1/eval.sh", pred.parent, sdir / "eval"], log_file, env=env)
         run([RL / "python", HERE / "report.py", "score", pred, data / "vlmr1" / "heldout.jsonl", sdir / "scored.jsonl"],
             log_file, env=env)
-        who = ["--backend", "hf", "--model", answer[3], "--max-new-tokens", e["max_new_tokens"], "--device", "cpu"] \
-            if answer[1] == "hf" else ["--policy", answer[3]]
-        run([*ga, "rollout", *who, "--env", "sim-phone", "--tasks", "test", "--episodes", r["episodes"],
-             "--max-steps", r["max_steps"], "--seed", cfg["seed"], *px, "--output", sdir / "rollout"],
-            log_file, env=env, show=answer[1] == "hf")
+        run([*ga, "rollout", *(hf if model else ["--policy", baseline]), "--env", "sim-phone", "--tasks", "test",
+             "--episodes", r["episodes"], "--max-steps", r["max_steps"], "--seed", cfg["seed"], *px, "--output",
+             sdir / "rollout"], log_file, env=env, show=model is not None)
 
     def evaluate_model(stage: str) -> None:
-        evaluate(out / "stages_out" / stage, ["--backend", "hf", "--model", models[stage], "--device", "cpu"],
-                 logs / f"{stage}.log")
+        evaluate(out / "stages_out" / stage, logs / f"{stage}.log", model=models[stage])
 
     def eval_outputs(stage: str) -> list[Path]:
         sdir = out / "stages_out" / stage
@@ -252,8 +251,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def baselines() -> None:
         for policy in report_mod.BASELINES:
-            evaluate(out / "stages_out" / "baselines" / policy, ["--backend", "baseline", "--model", policy],
-                     logs / "baselines.log")
+            evaluate(out / "stages_out" / "baselines" / policy, logs / "baselines.log", baseline=policy)
 
     stages("baselines", {**data_key, **measure}, [p for b in report_mod.BASELINES for p in eval_outputs(f"baselines/{b}")],
            baselines)

@@ -7,7 +7,7 @@ parser, metrics and rewards as a model (the learning demo, issue 16, reports the
   depends only on a key (the seed and the step's id), never on batching or order.
 
 :func:`random_action` and :func:`centre_action` are also the rollout's ``random`` / ``centre`` policies
-(:mod:`core.rollout.policies`), and :func:`answer_text` writes any action as a template's answer for both.
+(:mod:`core.rollout.policies`); both write their action with :meth:`core.prompts.PromptTemplate.answer_for`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,9 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Sequence
-from dataclasses import replace
 
-from core.actions import ACTION_NAMES, Action, from_mobile_use, to_mobile_use
-from core.geometry import ImageGeometry
+from core.actions import Action
 from core.inference.backends import Generation, GenerationConfig
-from core.prompts import PromptTemplate
 from core.schema import Step
 
 BASELINES: tuple[str, ...] = ("random", "centre")
@@ -50,16 +47,6 @@ def centre_action(screen_size: tuple[int, int]) -> Action:
     return Action(type="click", point=(screen_size[0] / 2, screen_size[1] / 2))
 
 
-def answer_text(template: PromptTemplate, step: Step, geometry: ImageGeometry, action: Action) -> str:
-    """``action`` (screen pixels of ``step``) written as ``template`` writes a gold answer, in its format and
-    frame. Any action name of the format is allowed, also one the prompt does not list (the parser accepts every
-    known name); ``system_button`` / ``terminate`` become the format's ``press_*`` / ``complete``."""
-    if action.type in ("system_button", "terminate"):
-        action = from_mobile_use(to_mobile_use(action, *step.image_size) or {})
-    relaxed: PromptTemplate = replace(template, actions=tuple(sorted(ACTION_NAMES)))
-    return relaxed.gold_answer(step.model_copy(update={"action": action}), geometry)
-
-
 class BaselineBackend:
     """A backend whose ``model`` is a baseline name; answers need ``template_obj`` and ``geometry`` of each
     request (every ready request has them)."""
@@ -78,11 +65,10 @@ class BaselineBackend:
         return centre_action(size) if self.model == "centre" else random_action(f"{self.seed}|{step.id}", size)
 
     def generate(self, requests: Sequence) -> list[Generation]:
-        return [Generation(text=answer_text(r.template_obj, r.step, r.geometry, self.action(r.step)))
-                for r in requests]
+        return [Generation(text=r.template_obj.answer_for(r.step, r.geometry, self.action(r.step))) for r in requests]
 
     def close(self) -> None:
         pass
 
 
-__all__ = ["BASELINES", "RANDOM_ACTIONS", "BaselineBackend", "answer_text", "centre_action", "random_action"]
+__all__ = ["BASELINES", "RANDOM_ACTIONS", "BaselineBackend", "centre_action", "random_action"]
