@@ -38,6 +38,7 @@ help:
 	@echo "  infer              predictions for every benchmark in $(GUIR1_DIR) (MODEL_PATH=...)"
 	@echo "  eval               scores, plots and failure galleries (PRED_DIR=...)"
 	@echo "  bench              every benchmark that prints numbers (bench-parsers, bench-eval, ...)"
+	@echo "  docs               the documentation site (docs/, mkdocs --strict) into outputs/site/"
 
 SHARED_DATA ?= ../shared/data
 DEMO_OUT ?= outputs/demo
