@@ -32,6 +32,7 @@ from typing import Any
 from uuid import uuid4
 
 from core.parsers import parse_tool_call
+from core.rewards.gui_agent import tool_call_problem
 from gui_agent_reward import AGGREGATIONS, TurnScore, episode_reward, score_turn
 from mobile_use_tool import TOOL_NAME, CoordinateGrid, MobileUseTool
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
@@ -169,15 +170,9 @@ class GUIAgentLoop(AgentLoopBase):
         text = ep.last_text
         screen = session.episode.screen_size
         gold, gold_box = session.info.get("gold_action"), session.info.get("gold_box")
-        ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))
+        ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))  # 0 unless one mobile_use call
         parsed = parse_tool_call(text)
-        invalid = None
-        if not parsed.ok:
-            invalid = parsed.error or "no tool call"
-        elif len(parsed.actions) != 1:
-            invalid = f"expected exactly one tool call, got {len(parsed.actions)}"
-        elif parsed.actions[0].raw.get("name") != TOOL_NAME:
-            invalid = f"unknown tool {parsed.actions[0].raw.get('name')!r}"
+        invalid = tool_call_problem(parsed)
         response = None
         with simple_timer("tool_calls", ep.metrics):
             if invalid is None:
