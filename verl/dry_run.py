@@ -166,11 +166,16 @@ def engine_line(cfg) -> str:
 def dry_run(argv: list[str]) -> dict[str, Any]:
     """Every check above; the printed values."""
     cfg = compose(argv)
+    engine = engine_line(cfg)  # the cheap checks first: a typo fails before the model and data load
+    if "gui_agent" in cfg:
+        from gui_agent_loop import GUIAgentConfig
+
+        GUIAgentConfig.from_mapping(cfg.gui_agent)
     tokenizer, processor = load_model_io(cfg)
     report: dict[str, Any] = {
         "model": cfg.actor_rollout_ref.model.path,
         "processor": type(processor).__name__ if processor is not None else None,
-        "rollout_engine": engine_line(cfg),
+        "rollout_engine": engine,
         "rollout_n": cfg.actor_rollout_ref.rollout.n,
         "train_batch_size": cfg.data.train_batch_size,
         "max_prompt_length": cfg.data.max_prompt_length,
@@ -188,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         report = dry_run(argv)
-    except DryRunError as e:
+    except (DryRunError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # noqa: BLE001 - a dry run answers in one line whatever breaks
