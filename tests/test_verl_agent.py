@@ -47,22 +47,23 @@ def model(qwen3_dir: Path):
     return AutoModelForImageTextToText.from_pretrained(qwen3_dir).eval()
 
 
-def trainer_config(**gui: object):
+def trainer_config(response_length: int = 8192, **gui: object):
     from omegaconf import OmegaConf
 
     return OmegaConf.create({
-        "actor_rollout_ref": {"rollout": {"prompt_length": 4096, "response_length": 8192}},
+        "actor_rollout_ref": {"rollout": {"prompt_length": 8192, "response_length": response_length}},
         "data": {"apply_chat_template_kwargs": {}, "mm_processor_kwargs": {}},
         "gui_agent": dict(gui),
     })
 
 
-def make_loop(processor, grid: str = "grid999", **gui: object) -> gui_agent_loop.GUIAgentLoop:
+def make_loop(processor, grid: str = "grid999", *, response_length: int = 8192, tool_config: dict | None = None,
+              **gui: object) -> gui_agent_loop.GUIAgentLoop:
     from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
-    config = trainer_config(**gui)
-    tool = mut.MobileUseTool({"grid": grid, "max_steps": int(gui.get("max_turns", 20))})
+    config = trainer_config(response_length, **gui)
+    tool = mut.MobileUseTool({"grid": grid, "max_steps": int(gui.get("max_turns", 20)), **(tool_config or {})})
     return gui_agent_loop.GUIAgentLoop(
         trainer_config=DictConfigWrap(config), server_manager=None, tokenizer=processor.tokenizer,
         processor=processor, dataset_cls=RLHFDataset, data_config=DictConfigWrap(config.data),
@@ -398,3 +399,70 @@ def test_recipe_readme_screen_size_keys_set_the_grid(processor) -> None:
         gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 999, "screen_height": 999, "grid": "grid1000"})
     with pytest.raises(ValueError, match=r"unknown gui_agent config keys \['screen'\]"):
         gui_agent_loop.GUIAgentConfig.from_mapping({"screen": 999})
+
+
+def phone_screens(n: int, size=(1080, 2400)) -> list:
+    """``n`` distinct phone-sized screens (a coloured bar moving down a white screen)."""
+    from PIL import Image, ImageDraw
+
+    screens = []
+    for i in range(n):
+        img = Image.new("RGB", size, "white")
+        ImageDraw.Draw(img).rectangle([0, i * 100, size[0], i * 100 + 90], fill=(20 * i % 256, 90, 200))
+        screens.append(img)
+    return screens
+
+
+@pytest.fixture(scope="module")
+def released_bounds_processor(processor):
+    """The tiny Qwen3-VL processor with the released Qwen3-VL image bounds (16,384 tokens of 32 x 32 px at most:
+    a phone screenshot is not shrunk, 1080x2400 -> 2,550 tokens) instead of the tiny model's 256-token cap."""
+    import copy
+
+    real = copy.deepcopy(processor)
+    low, high = 64 * 32 * 32, 16384 * 32 * 32
+    real.image_processor.size = {"shortest_edge": low, "longest_edge": high}
+    real.image_processor.min_pixels, real.image_processor.max_pixels = low, high
+    grid = real.image_processor(images=[phone_screens(1)[0]], return_tensors="pt")["image_grid_thw"][0].tolist()
+    assert grid[1] * grid[2] // 4 == 75 * 34  # 2400x1088 px: the full screen, 2,550 tokens
+    return real
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("capped", [True, False])
+def test_twenty_turns_of_a_1080x2400_phone_fit_the_recipe_budget(released_bounds_processor, capped: bool) -> None:
+    """The run scripts' budget (MAX_RESPONSE_LENGTH 16,384, 20 turns): with the default screenshot cap all 20 turns
+    fit, counted by the processor; full screens (2,550 tokens each) end the episode on the context budget."""
+    import io
+
+    processor = released_bounds_processor
+    screens = phone_screens(21)
+    cap = mut.DEFAULT_MAX_SCREENSHOT_PIXELS if capped else 0
+    loop = make_loop(processor, response_length=16384, tool_config={"max_screenshot_pixels": cap, "max_steps": 30},
+                     max_turns=20, max_screenshots=20)
+    pngs = []
+    for img in screens:
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        pngs.append(buf.getvalue())
+    row = {"raw_prompt": [{"role": "user", "content": [
+        {"type": "image", "image": mut.cap_screenshot(screens[0], cap)},
+        {"type": "text", "text": "Task: wait until the update finishes.\nThe screen is 1080x2400 pixels."}]}],
+        "extra_info": {"screenshots": pngs, "expected_actions": [{"action": "wait", "time": 1}] * 21,
+                       "instruction": "wait until the update finishes"}, "agent_name": "gui_agent"}
+    thought = ("Thought: The update is still running and the task says to wait until it finishes, so the right "
+               "move is to wait a little longer and look at the screen again after that.\nAction: Wait one second.\n")
+    server = ScriptedServer(processor.tokenizer, lambda: thought + mut.tool_call_text({"action": "wait", "time": 1}))
+    out = run_episode(loop, server, row)
+    parts = out.extra_fields["reward_extra_info"]
+    assert out.extra_fields["error"] is None
+    if capped:
+        assert out.extra_fields["ended_by"] == "max_turns" and len(server.calls) == 20
+        assert len(out.multi_modal_data["images"]) == 20 and parts["gui_agent/context_budget"] == 0.0
+        assert {im.size for im in out.multi_modal_data["images"]} == {(512, 1152)}  # 576 tokens each
+        # the loop's tokens are the processor's rendering of the whole conversation, and they fit the budget
+        assert_tokens_match_the_template(processor, loop, row, out, server)
+        assert 20 * 576 < len(out.response_ids) <= 16384
+    else:
+        assert out.extra_fields["ended_by"] == "context_budget" and len(server.calls) < 8
+        assert parts["gui_agent/context_budget"] == 1.0

@@ -4,6 +4,7 @@ the gui_agent loop (online and replayed)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -88,6 +89,12 @@ def test_demo_rows_load_through_rlhf_dataset_and_run_online(demo_dir: Path, proc
     # len(expected) turns
     assert expected and all(a["action"] in mut.RECIPE_ACTIONS for a in expected)
     assert all(0 <= v <= 999 for a in expected for k in ("coordinate", "coordinate2") for v in a.get(k) or [])
+    from PIL import Image
+
+    for r in rows:  # the prompt's screenshot is within the tool's cap; image_size stays the screen's
+        w, h = Image.open(io.BytesIO(r["images"][0]["bytes"])).size
+        sw, sh = r["extra_info"]["image_size"]
+        assert w * h <= mut.DEFAULT_MAX_SCREENSHOT_PIXELS and (sw * sh <= w * h or (w % 32, h % 32) == (0, 0))
     ds = load_rlhf(demo_dir / "train.parquet", processor)
     assert len(ds) == 6
     item = ds[0]

@@ -41,7 +41,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "gui_agent"))
 
-from mobile_use_tool import GRIDS, CoordinateGrid, regrid_arguments  # noqa: E402
+from mobile_use_tool import (  # noqa: E402
+    DEFAULT_MAX_SCREENSHOT_PIXELS,
+    GRIDS,
+    CoordinateGrid,
+    cap_screenshot,
+    regrid_arguments,
+)
 
 AGENT_NAME = "gui_agent"
 PROMPT_TEXT = ("Task: {instruction}\nThe screen is {width}x{height} pixels. Operate it with the mobile_use tool, "
@@ -202,6 +208,18 @@ def unified_rows(path: Path, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
 # ------------------------------------------------------------------------------------------ output
 
 
+def with_capped_screenshot(rows: Iterable[dict[str, Any]], max_pixels: int) -> Iterator[dict[str, Any]]:
+    """``rows`` with the prompt's screenshot (``images[0]``) within ``max_pixels`` (the tool's cap, so every
+    screenshot of an episode costs the same tokens); ``extra_info.image_size`` stays the screen's size."""
+    from PIL import Image
+
+    for row in rows:
+        image = Image.open(io.BytesIO(row["images"][0]["bytes"]))
+        capped = cap_screenshot(image, max_pixels)
+        yield row if capped is image else dict(row, images=[{"bytes": _png(capped)}])
+
+
+
 def write_parquet(rows: Iterable[dict[str, Any]], path: Path, *, label: str, batch_rows: int = 32) -> int:
     """Stream ``rows`` to ``path`` (see :func:`write_splits`); returns the row count."""
     return write_splits((("train", r) for r in rows), {"train": path}, label=label, batch_rows=batch_rows)["train"]
@@ -294,12 +312,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--screen_width", type=int, default=999, help="x extent of the JSONL action coordinates")
     p.add_argument("--screen_height", type=int, default=999, help="y extent of the JSONL action coordinates")
     p.add_argument("--grid", default="grid999", choices=list(GRIDS), help="coordinate grid (= the tool's)")
+    p.add_argument("--max_screenshot_pixels", type=int, default=DEFAULT_MAX_SCREENSHOT_PIXELS,
+                   help="pixel cap of the prompt's screenshot, = the tool's max_screenshot_pixels "
+                        f"(default {DEFAULT_MAX_SCREENSHOT_PIXELS}: 600 Qwen3-VL tokens; 0 = full screens)")
     p.add_argument("--val_share", type=float, default=0.05,
                    help="with --input_file: share of the trajectories written to test.parquet (verl's "
                         "data.val_files), spread evenly; at least one (default 0.05)")
     args = p.parse_args(argv)
     if not 0 <= args.val_share < 1:
         p.error(f"--val_share must be in [0, 1), got {args.val_share}")
+    if args.max_screenshot_pixels < 0:
+        p.error(f"--max_screenshot_pixels must be >= 0, got {args.max_screenshot_pixels}")
+    cap = args.max_screenshot_pixels
     if args.create_demo == (args.input_file is not None):
         p.error("give exactly one of --create_demo and --input_file")
     grid = CoordinateGrid(args.grid)
@@ -309,9 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.create_demo:
             if args.demo_samples < 1:
                 p.error("--demo_samples must be >= 1")
-            n_train = write_parquet(demo_rows(args.demo_samples, "train", grid), out / "train.parquet", label="train")
-            n_test = write_parquet(demo_rows(max(1, args.demo_samples // 10), "test", grid, n_train),
-                                   out / "test.parquet", label="test")
+            n_train = write_parquet(with_capped_screenshot(demo_rows(args.demo_samples, "train", grid), cap),
+                                    out / "train.parquet", label="train")
+            n_test = write_parquet(with_capped_screenshot(demo_rows(max(1, args.demo_samples // 10), "test", grid, n_train),
+                                                         cap), out / "test.parquet", label="test")
             print(f"wrote {out / 'train.parquet'} ({n_train} rows) and {out / 'test.parquet'} ({n_test} rows)")
         else:
             src_path = args.input_file
@@ -323,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows = jsonl_rows(src_path, CoordinateGrid.fixed(args.screen_width, args.screen_height), grid)
             else:
                 p.error(f"--input_file must be .jsonl or .parquet, got {src_path.name}")
-            counts = write_splits(with_validation(rows, args.val_share),
+            counts = write_splits(with_validation(with_capped_screenshot(rows, cap), args.val_share),
                                   {"train": out / "train.parquet", "test": out / "test.parquet"}, label=src_path.name)
             print(f"wrote {out / 'train.parquet'} ({counts['train']} rows) and {out / 'test.parquet'} "
                   f"({counts['test']} validation rows)")

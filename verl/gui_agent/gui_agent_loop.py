@@ -13,7 +13,9 @@ States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMIN
   back as a user message naming the error (``on_invalid: feedback``).
 - TERMINATED: the task ended (terminate/answer, goal reached), ``max_turns`` model turns, ``max_screenshots``
   images in context (verl trains on ONE token sequence per trajectory, so old screenshots cannot be dropped
-  from it; the episode stops instead), the response budget (``rollout.response_length``), or an invalid call.
+  from it; the episode stops instead), the context budget (the next tool turn would not fit
+  ``rollout.response_length``: ``ended_by`` "context_budget", counted in ``gui_agent/context_budget``), or an
+  invalid call. Screenshots are capped by the tool's ``max_screenshot_pixels`` so 20 turns fit the budget.
 
 Config (``gui_agent`` section of the trainer config, all optional): ``max_turns`` (20), ``max_screenshots`` (20),
 ``on_invalid`` (end | feedback), ``aggregation`` (mean | last), ``completion_bonus`` (1.0), ``grid`` (used when
@@ -213,7 +215,7 @@ class GUIAgentLoop(AgentLoopBase):
         if session.done:  # the task ended, or the session's max_steps (= max_turns) truncated it
             return self._end(ep, "truncated" if session.episode.truncated else "episode_end")
         if len(ep.response_mask) >= self.response_length:
-            return self._end(ep, "response_length")
+            return self._end(ep, "context_budget")
         if len(ep.turn_texts) >= self.gui.max_turns:
             return self._end(ep, "max_turns")
         if invalid is not None and self.gui.on_invalid == "end":
@@ -236,7 +238,7 @@ class GUIAgentLoop(AgentLoopBase):
                                                          tools=self.tool_schemas)
         if len(mask) >= self.response_length:
             ep.messages.pop()
-            return self._end(ep, "response_length")
+            return self._end(ep, "context_budget")
         ep.prompt_ids, ep.response_mask = merge.token_ids, mask
         if response is not None and response.image:
             ep.images.extend(response.image)
@@ -258,7 +260,8 @@ class GUIAgentLoop(AgentLoopBase):
             reward = 0.0
         steps = session.episode.steps if session is not None else []
         parts.update({"gui_agent/invalid": float(sum(s.invalid is not None for s in steps)),
-                      "gui_agent/tool_calls": float(sum(s.invalid is None for s in steps))})
+                      "gui_agent/tool_calls": float(sum(s.invalid is None for s in steps)),
+                      "gui_agent/context_budget": float(ep.ended_by == "context_budget")})
         episode_row = session.episode.to_row() if session is not None else None
         if ep.instance_id:
             await self.tool.release(ep.instance_id)

@@ -29,7 +29,7 @@ import numpy as np
 from PIL import Image
 
 from core.actions import Action, canonical_action_name, from_mobile_use
-from core.geometry import normalized_distance
+from core.geometry import QWEN3VL_FACTOR, normalized_distance, smart_resize
 from core.rewards.gui_agent import TOOL_NAME
 from core.text_match import text_match
 
@@ -38,6 +38,21 @@ RECIPE_ACTIONS = ("click", "long_press", "swipe", "type", "answer", "system_butt
 #: EpisodeSession template: Qwen3-VL tool calls on the 0-1000 grid (the tool converts the grid to it).
 SESSION_TEMPLATE = "qwen3vl-mobile-use"
 _POINT_KEYS = ("coordinate", "coordinate2")
+#: Per-screenshot pixel cap (tool answers and the data's first screenshot; 0 = none): 600 Qwen3-VL image tokens of
+#: 32 x 32 px. A 1080x2400 phone becomes 512x1152 (576 tokens; 2,550 uncapped), so 20 turns fit the recipe's
+#: 16,384-token response budget (19 tool screenshots + 20 answers; tests/test_verl_agent.py counts them with the
+#: processor). Coordinates are unaffected: the grid is relative to the screen, whatever size the model sees.
+DEFAULT_MAX_SCREENSHOT_PIXELS = 600 * QWEN3VL_FACTOR * QWEN3VL_FACTOR
+
+
+def cap_screenshot(image: Image.Image, max_pixels: int) -> Image.Image:
+    """``image`` shrunk to at most ``max_pixels`` by Qwen3-VL's own rule (``smart_resize``, factor 32: the processor
+    then leaves it as it is); unchanged when it is already within the cap or ``max_pixels`` is 0."""
+    w, h = image.size
+    if not max_pixels or w * h <= max_pixels:
+        return image
+    new_h, new_w = smart_resize(h, w, factor=QWEN3VL_FACTOR, min_pixels=QWEN3VL_FACTOR ** 2, max_pixels=max_pixels)
+    return image.resize((new_w, new_h), Image.Resampling.BICUBIC)
 
 
 @dataclass(frozen=True)
@@ -274,7 +289,8 @@ def _base_tool():
 
 class MobileUseTool(_base_tool()):
     """verl ``BaseTool`` for ``mobile_use``. Config (tool YAML ``config``): ``grid`` (grid999 | grid1000 | pixels),
-    ``env`` (``core.rollout`` env name for online tasks, default sim-phone), ``max_steps`` (20)."""
+    ``env`` (``core.rollout`` env name for online tasks, default sim-phone), ``max_steps`` (20),
+    ``max_screenshot_pixels`` (:data:`DEFAULT_MAX_SCREENSHOT_PIXELS`; 0 = full screens)."""
 
     def __init__(self, config: dict, tool_schema: Any = None):
         from verl.tools.schemas import OpenAIFunctionToolSchema
@@ -282,6 +298,9 @@ class MobileUseTool(_base_tool()):
         self.grid = CoordinateGrid(str(config.get("grid", "grid999")))
         self.env_name = str(config.get("env", "sim-phone"))
         self.max_steps = int(config.get("max_steps", 20))
+        self.max_screenshot_pixels = int(config.get("max_screenshot_pixels", DEFAULT_MAX_SCREENSHOT_PIXELS))
+        if self.max_screenshot_pixels < 0:
+            raise ValueError(f"mobile_use max_screenshot_pixels must be >= 0, got {self.max_screenshot_pixels}")
         schema = tool_schema or OpenAIFunctionToolSchema.model_validate(mobile_use_tool_schema(self.grid))
         self.config, self.tool_schema, self.name = config, schema, schema.function.name
         self.sessions: dict[str, Any] = {}
@@ -303,8 +322,9 @@ class MobileUseTool(_base_tool()):
         return self.sessions[instance_id]
 
     def screenshot(self, instance_id: str) -> Image.Image:
-        """The current screen (screen pixels) as an RGB PIL image."""
-        return Image.fromarray(np.ascontiguousarray(self.sessions[instance_id].obs[..., :3]))
+        """The current screen as an RGB PIL image, within ``max_screenshot_pixels``."""
+        image = Image.fromarray(np.ascontiguousarray(self.sessions[instance_id].obs[..., :3]))
+        return cap_screenshot(image, self.max_screenshot_pixels)
 
     async def execute(self, instance_id: str, parameters: dict[str, Any], **kwargs: Any):
         """Apply one call (arguments on the grid). Returns (response, step reward, metrics): the response is the
@@ -332,5 +352,5 @@ class MobileUseTool(_base_tool()):
             session.env.close()  # a MiniWoB++ env holds a browser
 
 
-__all__ = ["GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool", "ReplayPhoneEnv",
-           "actions_match", "make_phone_env", "mobile_use_tool_schema", "regrid_arguments", "tool_call_text"]
+__all__ = ["DEFAULT_MAX_SCREENSHOT_PIXELS", "GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool", "ReplayPhoneEnv",
+           "actions_match", "cap_screenshot", "make_phone_env", "mobile_use_tool_schema", "regrid_arguments", "tool_call_text"]

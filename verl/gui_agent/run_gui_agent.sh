@@ -20,6 +20,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${TP:=2}"                                         # rollout tensor parallel: recipe 2 GPU / 4 NPU
 : "${MAX_TURNS:=20}"
 : "${MAX_SCREENSHOTS:=20}"
+: "${MAX_SCREENSHOT_PIXELS:=614400}"                 # per screenshot (600 Qwen3-VL tokens; 0 = full): 20 turns fit
+                                                     # MAX_RESPONSE_LENGTH; data prep's --max_screenshot_pixels
 : "${GRID:=grid999}"                                 # screen 999 = the recipe's 0-999 grid
 : "${ON_INVALID:=end}"                               # end | feedback
 : "${AGGREGATION:=mean}"                             # mean | last (+ completion bonus)
@@ -36,7 +38,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${LOGGER:=console}"
 : "${EXPERIMENT_NAME:=qwen3_vl_8b_gui_agent_${DEVICE}}"
 
-export GUI_AGENT_GRID="$GRID" GUI_AGENT_MAX_TURNS="$MAX_TURNS"
+export GUI_AGENT_GRID="$GRID" GUI_AGENT_MAX_TURNS="$MAX_TURNS" GUI_AGENT_MAX_SCREENSHOT_PIXELS="$MAX_SCREENSHOT_PIXELS"
 export PYTHONPATH="$REPO/verl/gui_agent:$REPO${PYTHONPATH:+:$PYTHONPATH}"
 
 args=(
