@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "verl" / "gui_agent"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import mobile_use_tool as mut  # noqa: E402
+from test_miniwob import browser  # noqa: E402,F401 - the MiniWoB++ browser fixture
 import test_verl_agent as agent  # noqa: E402
 
 qwen3_dir, processor = agent.qwen3_dir, agent.processor
@@ -235,3 +236,32 @@ def test_dry_run_errors_are_one_named_line(demo_dir: Path, tmp_path: Path) -> No
     assert missing.returncode == 2 and f"error: data.train_files: {tmp_path / 'nowhere'}/train.parquet not found" in missing.stderr
     typo = dry_run(demo_dir, "+gui_agent.max_turn=3")
     assert typo.returncode == 2 and "unknown gui_agent config keys ['max_turn']" in typo.stderr
+
+
+@pytest.mark.slow
+def test_miniwob_rows_play_in_the_browser_through_the_agent_loop(tmp_path: Path, processor, browser) -> None:
+    """`--create_demo --env miniwob`: online rows the agent loop plays in MiniWoB++ (Chromium) through the same
+    episode session as the simulated phone; the fake generation server answers the row's expected calls."""
+    import pyarrow.parquet as pq
+
+    proc = prepare("--output_dir", str(tmp_path / "wob"), "--create_demo", "--env", "miniwob", "--demo_samples", "2",
+                   "--suite", "click-button,click-test-2")
+    assert proc.returncode == 0, proc.stderr
+    rows = pq.read_table(tmp_path / "wob" / "train.parquet").to_pylist()
+    assert [(r["extra_info"]["env"], r["extra_info"]["task_id"]) for r in rows] == [
+        ("miniwob", "click-button"), ("miniwob", "click-test-2")]
+    test_row = pq.read_table(tmp_path / "wob" / "test.parquet").to_pylist()[0]
+    assert test_row["extra_info"]["seed"] >= 1_000_000  # held-out seeds: other utterances and layouts
+    ds = load_rlhf(tmp_path / "wob" / "train.parquet", processor)
+    item = ds[0]
+    expected = mut.plain(rows[0]["extra_info"]["expected_actions"])
+    loop = agent.make_loop(processor)
+    answers = iter(expected)
+    server = agent.ScriptedServer(processor.tokenizer,
+                                  lambda: f"Thought: t\nAction: a\n{mut.tool_call_text(next(answers))}")
+    out = agent.run_episode(loop, server, {k: item[k] for k in ("raw_prompt", "extra_info", "agent_name")})
+    episode = out.extra_fields["episode"]
+    assert out.extra_fields["error"] is None and episode["app"] == "miniwob"
+    assert episode["instruction"] == rows[0]["extra_info"]["instruction"]  # the same seed: the prompt's episode
+    assert episode["success"] and len(server.calls) == len(expected)
+    assert out.reward_score == pytest.approx(2.0)

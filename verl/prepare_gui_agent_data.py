@@ -93,38 +93,52 @@ def make_row(*, instruction: str, first_image: bytes, image_size: tuple[int, int
 # ------------------------------------------------------------------------------------------ demo (online)
 
 
-def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0) -> Iterator[dict[str, Any]]:
-    """``n`` rows of simulated-phone tasks of ``split`` (cycling through its tasks), gold sequence as the expected
-    actions (played in the phone to read each step's gold action)."""
-    import gymnasium
+#: Online envs of ``--create_demo --env`` (``core.rollout`` names) and where the held-out rows come from: the
+#: simulated phone's held-out task split; MiniWoB++'s same suite on other seeds (each seed draws another utterance
+#: and layout).
+DEMO_ENVS = ("sim-phone", "miniwob")
+MINIWOB_TEST_SEED0 = 1_000_000
 
+
+def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0, *, env_name: str = "sim-phone",
+              suite: str | None = None) -> Iterator[dict[str, Any]]:
+    """``n`` online rows of ``env_name`` (cycling through the tasks of ``split``: a simulated-phone split, or for
+    MiniWoB++ the ``suite`` with train / test seeds), the gold sequence as the expected actions (played in the env
+    to read each step's gold action). Each row names its env, task and seed (``extra_info.env``, ``task_id``,
+    ``seed``), so the tool replays the same episode the prompt shows."""
     from core.actions import to_mobile_use
-    from core.world import ENV_ID, list_tasks
+    from core.rollout.envs import get_env
 
-    tasks = list_tasks(split)
+    entry = get_env(env_name)
+    tasks = entry.tasks(suite or entry.default_split) if env_name == "miniwob" else entry.tasks(split)
     if not tasks:
-        raise DataError(f"the simulated phone has no {split!r} tasks")
-    env = gymnasium.make(ENV_ID)
+        raise DataError(f"{env_name} has no {split!r} tasks")
+    env = entry.make()
     pixels = CoordinateGrid("pixels")
-    for i in range(n):
-        task = tasks[i % len(tasks)]
-        obs, info = env.reset(options={"task": task})
-        size = tuple(int(v) for v in info["screen_size"])
-        first = _png(obs)
-        expected = []
-        while info["gold_action"] is not None and len(expected) < 50:
-            args = to_mobile_use(info["gold_action"], *size)
-            if args is None:
-                raise DataError(f"task {task.id}: gold action {info['gold_action'].type!r} has no mobile_use form")
-            expected.append(regrid_arguments(args, pixels, grid, size))
-            obs, _, terminated, truncated, info = env.step(info["gold_action"])
-            if terminated or truncated:
-                break
-        if not info["success"]:
-            expected.append({"action": "terminate", "status": "success"})
-        yield make_row(instruction=info["instruction"], first_image=first, image_size=size,
-                       expected_actions=expected, grid=grid, index=start_index + i, split=split,
-                       source={"task_id": task.id, "seed": i // len(tasks)})
+    try:
+        for i in range(n):
+            task = tasks[i % len(tasks)]
+            task_id = getattr(task, "id", task)
+            seed = i // len(tasks) + (MINIWOB_TEST_SEED0 if env_name == "miniwob" and split != "train" else 0)
+            obs, info = env.reset(seed=seed, options={"task": task})
+            size = tuple(int(v) for v in info["screen_size"])
+            first = _png(obs)
+            expected = []
+            while info["gold_action"] is not None and len(expected) < 50:
+                args = to_mobile_use(info["gold_action"], *size)
+                if args is None:
+                    raise DataError(f"task {task_id}: gold action {info['gold_action'].type!r} has no mobile_use form")
+                expected.append(regrid_arguments(args, pixels, grid, size))
+                obs, _, terminated, truncated, info = env.step(info["gold_action"])
+                if terminated or truncated:
+                    break
+            if not info["success"]:
+                expected.append({"action": "terminate", "status": "success"})
+            yield make_row(instruction=info["instruction"], first_image=first, image_size=size,
+                           expected_actions=expected, grid=grid, index=start_index + i, split=split,
+                           source={"task_id": task_id, "seed": seed, "env": env_name})
+    finally:
+        env.close()
 
 
 # ------------------------------------------------------------------------------------------ logged (offline)
@@ -300,13 +314,17 @@ def _write_batch(writer, batch, tmp, pa, pq):
 
 def _arrow_safe(extra: dict[str, Any]) -> dict[str, Any]:
     """``extra_info`` with every row's keys present (arrow needs one struct type per column)."""
-    return {"task_id": None, "seed": None, "screenshots": None, **extra}
+    return {"task_id": None, "seed": None, "screenshots": None, "env": None, **extra}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--output_dir", required=True, type=Path)
-    p.add_argument("--create_demo", action="store_true", help="tasks of the simulated phone (online rows)")
+    p.add_argument("--create_demo", action="store_true", help="online rows: tasks of --env")
+    p.add_argument("--env", default="sim-phone", choices=DEMO_ENVS,
+                   help="with --create_demo: the simulated phone (default) or MiniWoB++ (make setup-web; a browser)")
+    p.add_argument("--suite", default=None, help="with --env miniwob: a MiniWoB++ suite or task names (default "
+                                                  "click-type)")
     p.add_argument("--demo_samples", type=int, default=1000, help="train rows of the demo (test: held-out tasks)")
     p.add_argument("--input_file", type=Path, help="logged trajectories: .jsonl or a unified .parquet")
     p.add_argument("--screen_width", type=int, default=999, help="x extent of the JSONL action coordinates")
@@ -333,10 +351,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.create_demo:
             if args.demo_samples < 1:
                 p.error("--demo_samples must be >= 1")
-            n_train = write_parquet(with_capped_screenshot(demo_rows(args.demo_samples, "train", grid), cap),
+            demo = {"env_name": args.env, "suite": args.suite}
+            n_train = write_parquet(with_capped_screenshot(demo_rows(args.demo_samples, "train", grid, **demo), cap),
                                     out / "train.parquet", label="train")
-            n_test = write_parquet(with_capped_screenshot(demo_rows(max(1, args.demo_samples // 10), "test", grid, n_train),
-                                                         cap), out / "test.parquet", label="test")
+            n_test = write_parquet(with_capped_screenshot(
+                demo_rows(max(1, args.demo_samples // 10), "test", grid, n_train, **demo), cap),
+                out / "test.parquet", label="test")
             print(f"wrote {out / 'train.parquet'} ({n_train} rows) and {out / 'test.parquet'} ({n_test} rows)")
         else:
             src_path = args.input_file

@@ -107,11 +107,12 @@ class GUIAgentConfig:
 
 def create_kwargs_for(extra_info: dict[str, Any], tools_kwargs: dict[str, Any] | None) -> dict[str, Any]:
     """The tool's create kwargs for a row: ``tools_kwargs.mobile_use.create_kwargs`` when the row has them, else
-    the source keys of ``extra_info`` (``task_id``/``seed`` online; ``screenshots``/``expected_actions`` replay)."""
+    the source keys of ``extra_info`` (``task_id``/``seed``/``env`` online; ``screenshots``/``expected_actions``
+    replay)."""
     given = ((tools_kwargs or {}).get(TOOL_NAME) or {}).get("create_kwargs")
     if given:
         return dict(given)
-    keys = ("task_id", "seed", "screenshots", "expected_actions", "instruction")
+    keys = ("task_id", "seed", "env", "screenshots", "expected_actions", "instruction")
     return {k: extra_info[k] for k in keys if extra_info.get(k) is not None}
 
 

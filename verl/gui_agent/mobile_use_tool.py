@@ -264,8 +264,9 @@ _PIXELS = CoordinateGrid("pixels")
 
 def make_phone_env(create_kwargs: Mapping[str, Any], grid: CoordinateGrid, *, env_name: str = "sim-phone",
                    max_steps: int = 20) -> tuple[Any, Any]:
-    """(env, task) for a trajectory: a :class:`ReplayPhoneEnv` when ``create_kwargs`` has ``screenshots``, the
-    simulated phone on ``task_id`` otherwise. ``ValueError`` naming the missing key."""
+    """(env, task) for a trajectory: a :class:`ReplayPhoneEnv` when ``create_kwargs`` has ``screenshots``, else
+    the online env the row names (``env``: a ``core.rollout`` env, e.g. miniwob) or ``env_name`` on ``task_id``.
+    ``ValueError`` naming the missing key."""
     if create_kwargs.get("screenshots") is not None and len(create_kwargs["screenshots"]):
         env = ReplayPhoneEnv(list(create_kwargs["screenshots"]), plain(create_kwargs.get("expected_actions", [])),
                              instruction=str(create_kwargs.get("instruction") or ""), grid=grid,
@@ -275,7 +276,7 @@ def make_phone_env(create_kwargs: Mapping[str, Any], grid: CoordinateGrid, *, en
         raise ValueError("mobile_use create_kwargs need 'task_id' (simulated phone) or 'screenshots' (replay)")
     from core.rollout.envs import get_env
 
-    return get_env(env_name).make(), str(create_kwargs["task_id"])
+    return get_env(str(create_kwargs.get("env") or env_name)).make(), str(create_kwargs["task_id"])
 
 
 # --------------------------------------------------------------------------------------------- the verl tool
