@@ -192,7 +192,7 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
     action was ignored."""
     from PIL import Image
 
-    from core.world import SimPhoneEnv
+    from core.world import ENDING_ACTIONS, SimPhoneEnv, to_action
 
     task = _task(task_id)
     env = SimPhoneEnv()
@@ -225,8 +225,9 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
             typer.echo(f"ignored: {info['ignored']}")
         typer.echo(f"reward {reward}  success {info['success']}")
         if terminated or truncated:
-            typer.echo("episode over: " + ("goal reached" if info["success"] else
-                                           "ended by the agent" if terminated else "max steps reached"))
+            typer.echo("episode over: " + (
+                "goal reached" if info["success"] else "max steps reached" if truncated else
+                "ended by the agent" if to_action(action).type in ENDING_ACTIONS else "the task's action budget is spent"))
             break
 
 

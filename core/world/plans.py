@@ -31,7 +31,8 @@ class Family:
     ``goal`` checks the goal on a phone; ``plan`` gives the next gold step from any state (None once the goal
     holds). Optional: ``setup`` puts a fresh phone in the task's start state (default: home, or the app
     ``params["start"]``), ``screen`` fixes the device screen (default: drawn from the seed), ``max_actions`` ends
-    the episode (truncated) after that many actions without success (default: only the env's ``max_steps``)."""
+    the episode (terminated, failed) after that many actions without success (default: only the env's
+    ``max_steps`` truncates)."""
 
     name: str
     app: str
