@@ -23,7 +23,7 @@ include $(wildcard mk/*.mk)
 .PHONY: help setup test test-fast lint demo lock clean-envs
 
 help:
-	@echo "gui-agent: make <target> [VAR=value ...]; every target picks its own env under $(VENVS)/ (README.md)"
+	@echo "gui-agent: make <target> [VAR=value ...]; every target picks its own env under $(VENVS)/ (README.md, docs/)"
 	@echo "  setup              create $(VENVS)/{base,rl,llamafactory} from the pinned lock files"
 	@echo "  setup-web          MiniWoB++: Debian chromium + chromium-driver, miniwob + selenium into .venvs/rl (root for apt)"
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
@@ -38,6 +38,7 @@ help:
 	@echo "  infer              predictions for every benchmark in $(GUIR1_DIR) (MODEL_PATH=...)"
 	@echo "  eval               scores, plots and failure galleries (PRED_DIR=...)"
 	@echo "  bench              every benchmark that prints numbers (bench-parsers, bench-eval, ...)"
+	@echo "  docs               the documentation site (docs/, mkdocs --strict) into outputs/site/"
 
 SHARED_DATA ?= ../shared/data
 DEMO_OUT ?= outputs/demo

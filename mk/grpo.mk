@@ -2,7 +2,8 @@
 # the run-name scheme, the logging switch and the CPU-safe settings.
 #   make grpo-verl MODEL=Qwen/Qwen2.5-VL-7B-Instruct          # recipes/qwen2_5_vl_7b/grpo/config_guir1_verl.yaml
 #   make grpo-verl GRPO_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml ARGS="trainer.n_gpus_per_node=4"
-# ARGS takes any hydra override of verl's config.
+# ARGS takes any hydra override of verl's config. DRY_RUN=1: compose, validate and load data/reward as verl's entry
+# point does, print the values that matter, no training (verl/dry_run.py; CPU).
 
 # recipes/<model>/... folder of a Hub id: Qwen/Qwen2.5-VL-3B-Instruct -> qwen2_5_vl_3b
 RECIPE_MODEL ?= $(shell echo '$(notdir $(MODEL))' | sed 's/-Instruct$$//' | tr 'A-Z.-' 'a-z__')
@@ -37,9 +38,9 @@ endef
 .PHONY: grpo-verl
 grpo-verl: $(VENVS)/rl/.ready
 	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
-	$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM on a GPU machine: $(RL)/pip install -e '.[gpu]'"; exit 2; }
+	$(if $(filter 1,$(DRY_RUN)),,$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM on a GPU machine: $(RL)/pip install -e '.[gpu]'"; exit 2; })
 	TENSORBOARD_DIR=$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE)) \
-	$(RL)/python -m verl.trainer.main_ppo --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
+	$(RL)/python $(if $(filter 1,$(DRY_RUN)),verl/dry_run.py,-m verl.trainer.main_ppo) --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
 		--config-name=$(basename $(notdir $(GRPO_RECIPE))) \
 		actor_rollout_ref.model.path=$(MODEL) \
 		data.train_files=$(VERL_DATA)/train.parquet data.val_files=$(VERL_DATA)/test.parquet \

@@ -2,6 +2,8 @@
 #   make gui-agent-data                                    # AGENT_DATA=Data/gui_agent from the simulated phone
 #   make grpo-verl-agent MODEL=Qwen/Qwen3-VL-8B-Instruct   # verl/examples/run_qwen3_vl_8b_gui_agent_gpu.sh
 #   make grpo-verl-agent MODEL=... AGENT_DEVICE=npu ARGS="trainer.save_freq=20"
+#   make grpo-verl-agent DRY_RUN=1 MODEL=<path>           # CPU: compose + validate + load data, tool, loop; no training
+#   ROLLOUT_ENGINE=sglang make grpo-verl-agent ...         # vllm (default) | sglang
 # Knobs of the scripts are environment variables (TRAIN_BATCH_SIZE, ROLLOUT_N, TP, MAX_TURNS, GRID, MICRO_BATCH,
 # PARAM_OFFLOAD, CHUNKED_PREFILL, ENFORCE_EAGER, ...); ARGS takes hydra overrides of verl's config.
 AGENT_DATA ?= $(or $(DATA_ROOT),Data)/gui_agent
@@ -18,6 +20,6 @@ gui-agent-data: $(VENVS)/rl/.ready
 grpo-verl-agent: $(VENVS)/rl/.ready
 	@test -f "$(AGENT_DATA)/train.parquet" || { echo "grpo-verl-agent: $(AGENT_DATA)/train.parquet not found (make gui-agent-data, or set AGENT_DATA=)"; exit 2; }
 	@case "$(AGENT_DEVICE)" in gpu|npu) ;; *) echo "grpo-verl-agent: AGENT_DEVICE must be gpu or npu"; exit 2;; esac
-	$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: $(RL)/pip install -e '.[gpu]'; NPU: vllm-ascend)"; exit 2; }
-	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python \
+	$(if $(filter 1,$(DRY_RUN))$(filter sglang,$(ROLLOUT_ENGINE)),,$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: $(RL)/pip install -e '.[gpu]'; NPU: vllm-ascend)"; exit 2; })
+	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python DRY_RUN=$(DRY_RUN) \
 		bash verl/examples/run_qwen3_vl_8b_gui_agent_$(AGENT_DEVICE).sh $(ARGS)

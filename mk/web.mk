@@ -1,4 +1,4 @@
-# MiniWoB++ in Chromium (README "MiniWoB++"): the browser from Debian, miniwob + selenium into .venvs/rl.
+# MiniWoB++ in Chromium (docs/miniwob.md): the browser from Debian, miniwob + selenium into .venvs/rl.
 #   make setup-web    installs Debian's chromium + chromium-driver when missing (root only; otherwise it prints the
 #                     command to run), then requirements/web.in into .venvs/rl constrained by requirements/rl.lock.txt
 #                     and requirements/web.lock.txt, and checks that chromium and chromedriver have the same major

@@ -527,7 +527,7 @@ def test_a_second_score_to_the_same_output_fails_at_once(tmp_path):
 
 def test_exporter_stops_on_an_image_it_cannot_decode_unless_skip_missing(tmp_path):
     """A truncated JPEG passes the header check; the resize decodes it fully and fails: the run stops naming the
-    record (as the README says), and only --skip-missing counts it."""
+    record (as docs/reliability.md says), and only --skip-missing counts it."""
     jpg = sorted((DATA / "screenagent" / "session1" / "images").glob("*.jpg"))[0]
     (tmp_path / "images").mkdir()
     (tmp_path / "images" / "cut.jpg").write_bytes(jpg.read_bytes()[:20_000])

@@ -1,5 +1,5 @@
 """A LoRA adapter folder without processor files (what ms-swift saves as checkpoint-N) runs in `gui-agent infer
---backend hf` as the README shows: base model from adapter_config.json, processor from the base (issue 13, item 6).
+--backend hf` as docs/inference.md shows: base model from adapter_config.json, processor from the base (issue 13, item 6).
 The adapter is made with peft on the tiny model, laid out as swift writes it (adapter_config.json +
 adapter_model.safetensors only); tests/test_sft_backends.py runs a real swift checkpoint the same way."""
 

@@ -280,3 +280,11 @@ def test_make_data_exports_at_the_recipes_bounds(tmp_path):
     proc = subprocess.run([*cmd[:-1], str(tmp_path / "none.yaml"), "--output", str(tmp_path / "c")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "none.yaml: recipe file not found" in proc.stderr + proc.stdout
+
+
+def test_make_grpo_verl_dry_run_uses_the_same_arguments_without_vllm():
+    run = _make_dry_run("grpo-verl", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct")
+    dry = _make_dry_run("grpo-verl", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct", "DRY_RUN=1")
+    assert "import vllm" in run and "import vllm" not in dry
+    assert "-m verl.trainer.main_ppo --config-path=" in run and "verl/dry_run.py --config-path=" in dry
+    assert run.split("--config-path=", 1)[1] == dry.split("--config-path=", 1)[1]  # the same recipe and overrides

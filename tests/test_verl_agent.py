@@ -382,3 +382,19 @@ def test_scripted_policy_solves_held_out_tasks_random_almost_none(processor, hel
             solved[policy] += out.extra_fields["episode"]["success"]
     assert solved["scripted"] >= 0.95 * len(sample)
     assert solved["random"] <= 0.1 * len(sample)
+
+
+def test_recipe_readme_screen_size_keys_set_the_grid(processor) -> None:
+    """The recipe README documents `gui_agent.screen_width/height` (999): they name the coordinate grid."""
+    assert make_loop(processor, grid="grid999", screen_width=999, screen_height=999).gui.grid == "grid999"
+    assert make_loop(processor, grid="grid1000", screen_width=1000, screen_height=1000).gui.grid == "grid1000"
+    with pytest.raises(ValueError, match="disagrees with the mobile_use tool's grid 'grid1000'"):
+        make_loop(processor, grid="grid1000", screen_width=999, screen_height=999)
+    with pytest.raises(ValueError, match="set by gui_agent.grid"):
+        gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 1080, "screen_height": 2400})
+    with pytest.raises(ValueError, match="set by gui_agent.grid"):
+        gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 999})
+    with pytest.raises(ValueError, match="but gui_agent.grid is 'grid1000'"):
+        gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 999, "screen_height": 999, "grid": "grid1000"})
+    with pytest.raises(ValueError, match=r"unknown gui_agent config keys \['screen'\]"):
+        gui_agent_loop.GUIAgentConfig.from_mapping({"screen": 999})

@@ -114,3 +114,17 @@ def test_make_grpo_verl_agent_dry_run(tmp_path: Path) -> None:
     assert "MODEL_PATH=Qwen/Qwen3-VL-8B-Instruct" in out and "run_qwen3_vl_8b_gui_agent_gpu.sh" in out
     out = dry(f"AGENT_DATA={tmp_path}", "MODEL=my/Qwen3-VL-2B", "AGENT_DEVICE=npu", "ARGS=trainer.save_freq=5")
     assert "MODEL_PATH=my/Qwen3-VL-2B" in out and "run_qwen3_vl_8b_gui_agent_npu.sh trainer.save_freq=5" in out
+
+
+def test_make_grpo_verl_agent_dry_run_and_engine_switch(tmp_path: Path) -> None:
+    (tmp_path / "train.parquet").write_bytes(b"")
+    proc = subprocess.run(["make", "-n", "-o", ".venvs/rl/.ready", "grpo-verl-agent", f"AGENT_DATA={tmp_path}",
+                           "DRY_RUN=1"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "import vllm" not in proc.stdout and "DRY_RUN=1" in proc.stdout
+    engines = {e: overrides("gpu", env={"ROLLOUT_ENGINE": e}) for e in ("vllm", "sglang")}
+    assert "actor_rollout_ref.rollout.name=vllm" in engines["vllm"]
+    assert "actor_rollout_ref.rollout.name=sglang" in engines["sglang"]
+    cfg = compose(engines["sglang"])
+    from verl.trainer.main_ppo import validate_config
+
+    validate_config(config=cfg, use_reference_policy=True, use_critic=False)

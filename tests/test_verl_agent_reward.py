@@ -96,3 +96,39 @@ def test_episode_aggregation_knob_and_logged_parts() -> None:
     assert set(parts) >= {f"gui_agent/{k}" for k in gar.KEYS} | {"gui_agent/success", "gui_agent/turns"}
     with pytest.raises(ValueError, match="aggregation"):
         gar.episode_reward(t, True, aggregation="max")
+
+
+SPRAY_GT = {"action": "click", "gt_bbox": [450, 250, 550, 350]}
+SPRAYED = [  # the first call is right; a policy must not collect credit from it by adding more
+    f"Thought: t\nAction: a\n{CALL}\n{CALL.replace('500, 300', '10, 10')}",
+    f"Thought: t\nAction: a\n{CALL}\n" + CALL.replace('"mobile_use"', '"computer_use"'),
+    f"Thought: t\nAction: a\n{CALL.replace('mobile_use', 'computer_use')}",
+]
+
+
+@pytest.mark.parametrize("text", SPRAYED)
+def test_a_turn_without_exactly_one_mobile_use_call_earns_nothing(text: str) -> None:
+    right = gui_agent_score(GOOD, SPRAY_GT, {"frame": "grid1000"})
+    assert right["accuracy"] == 1.0 and right["overall"] == pytest.approx(1.0)
+    sprayed = gui_agent_score(text, SPRAY_GT, {"frame": "grid1000"})
+    assert sprayed == dict.fromkeys(sprayed, 0.0)
+    turn = gar.score_turn(text, Action(type="click", point=(540.0, 720.0)), (486.0, 600.0, 594.0, 840.0),
+                          mut.CoordinateGrid("grid1000"), SCREEN)
+    assert turn.gold and turn.parts["accuracy"] == 0.0 and turn.parts["overall"] == 0.0
+
+
+def test_gui_agent_score_command_gives_sprayed_calls_no_credit(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    rows = [{"completion": t, "ground_truth": json.dumps(SPRAY_GT), "extra_info": {"frame": "grid1000"}}
+            for t in (GOOD, *SPRAYED)]
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "scored.jsonl"
+    r = subprocess.run([sys.executable, "-m", "core", "score", "--reward", "gui_agent", "--input", str(src),
+                        "--output", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    scored = [json.loads(line) for line in out.read_text().splitlines()]
+    accuracy = [next(v for k, v in s.items() if k.endswith("accuracy")) for s in scored]
+    assert accuracy == [1.0, 0.0, 0.0, 0.0]

@@ -9,7 +9,8 @@
 (``--demo_samples`` rows, cycling through its tasks), ``test.parquet`` from the held-out split; rows run ONLINE
 (``extra_info.task_id``: the agent loop acts in the phone). ``--input_file`` converts logged trajectories into
 rows that run OFFLINE (``extra_info.screenshots``: the agent loop replays them, ``mobile_use_tool.ReplayPhoneEnv``)
-and writes ``train.parquet``:
+and writes ``train.parquet`` plus ``test.parquet``, the validation split the run scripts pass as ``data.val_files``
+(``--val_share`` of the trajectories, default 0.05, spread evenly, at least one):
 
 - JSONL: one trajectory per line, ``{"instruction": str, "images": [path, ...], "actions": [mobile_use arguments,
   ...]}`` (paths relative to the file; ``images[i]`` is the screen before ``actions[i]``); coordinates in a
@@ -202,31 +203,74 @@ def unified_rows(path: Path, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
 
 
 def write_parquet(rows: Iterable[dict[str, Any]], path: Path, *, label: str, batch_rows: int = 32) -> int:
-    """Stream ``rows`` to ``path`` in row groups of ``batch_rows``, atomically, with a progress bar; returns the
-    row count. The first row group fixes the schema."""
+    """Stream ``rows`` to ``path`` (see :func:`write_splits`); returns the row count."""
+    return write_splits((("train", r) for r in rows), {"train": path}, label=label, batch_rows=batch_rows)["train"]
+
+
+def write_splits(keyed_rows: Iterable[tuple[str, dict[str, Any]]], paths: dict[str, Path], *, label: str,
+                 batch_rows: int = 32) -> dict[str, int]:
+    """Stream ``(split, row)`` pairs to ``paths[split]`` in row groups of ``batch_rows``, every file atomically (none
+    is published unless all are complete), with a progress bar; returns the row count per split. The first row
+    group of a file fixes its schema."""
+    import contextlib
+
     import pyarrow as pa
     import pyarrow.parquet as pq
     from tqdm import tqdm
 
     from core.io import atomic_path
 
-    n, batch, writer = 0, [], None
-    with atomic_path(path) as tmp:
+    counts = dict.fromkeys(paths, 0)
+    batches: dict[str, list] = {k: [] for k in paths}
+    writers: dict[str, Any] = dict.fromkeys(paths)
+    with contextlib.ExitStack() as stack:
+        tmps = {k: stack.enter_context(atomic_path(p)) for k, p in paths.items()}
         try:
-            for row in tqdm(rows, desc=label, unit="row"):
-                batch.append(dict(row, extra_info=_arrow_safe(row["extra_info"])))
-                if len(batch) == batch_rows:
-                    writer = _write_batch(writer, batch, tmp, pa, pq)
-                    n, batch = n + len(batch), []
-            if batch:
-                writer = _write_batch(writer, batch, tmp, pa, pq)
-                n += len(batch)
+            for key, row in tqdm(keyed_rows, desc=label, unit="row", disable=not sys.stderr.isatty()):
+                batches[key].append(dict(row, extra_info=_arrow_safe(row["extra_info"])))
+                if len(batches[key]) == batch_rows:
+                    writers[key] = _write_batch(writers[key], batches[key], tmps[key], pa, pq)
+                    counts[key], batches[key] = counts[key] + len(batches[key]), []
+            for key, batch in batches.items():
+                if batch:
+                    writers[key] = _write_batch(writers[key], batch, tmps[key], pa, pq)
+                    counts[key] += len(batch)
         finally:
-            if writer is not None:
-                writer.close()
-        if n == 0:
-            raise DataError(f"no rows for {path}")
-    return n
+            for writer in writers.values():
+                if writer is not None:
+                    writer.close()
+        for key, n in counts.items():
+            if n == 0:
+                raise DataError(f"no rows for {paths[key]}")
+    return counts
+
+
+def with_validation(rows: Iterable[dict[str, Any]], share: float) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(split, row)``: rows spread evenly into ``test`` (the validation file verl's ``data.val_files`` reads) at
+    ``share`` of the rows (row i goes there when floor((i + 1) * share) > floor(i * share)), the rest ``train``.
+    At least one validation row: when none fell there, the last row does (and, if it is the only row, it is also
+    the one training row)."""
+    pending, n_val, i = None, 0, -1
+    for i, row in enumerate(rows):
+        if pending is not None:
+            yield "train", pending
+            pending = None
+        if int((i + 1) * share) > int(i * share):
+            n_val += 1
+            yield "test", _as_validation(row)
+        else:
+            pending = row
+    if pending is not None:
+        if n_val == 0:
+            if i == 0:
+                yield "train", pending
+            yield "test", _as_validation(pending)
+        else:
+            yield "train", pending
+
+
+def _as_validation(row: dict[str, Any]) -> dict[str, Any]:
+    return dict(row, extra_info={**row["extra_info"], "split": "test"})
 
 
 def _write_batch(writer, batch, tmp, pa, pq):
@@ -250,7 +294,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--screen_width", type=int, default=999, help="x extent of the JSONL action coordinates")
     p.add_argument("--screen_height", type=int, default=999, help="y extent of the JSONL action coordinates")
     p.add_argument("--grid", default="grid999", choices=list(GRIDS), help="coordinate grid (= the tool's)")
+    p.add_argument("--val_share", type=float, default=0.05,
+                   help="with --input_file: share of the trajectories written to test.parquet (verl's "
+                        "data.val_files), spread evenly; at least one (default 0.05)")
     args = p.parse_args(argv)
+    if not 0 <= args.val_share < 1:
+        p.error(f"--val_share must be in [0, 1), got {args.val_share}")
     if args.create_demo == (args.input_file is not None):
         p.error("give exactly one of --create_demo and --input_file")
     grid = CoordinateGrid(args.grid)
@@ -274,8 +323,10 @@ def main(argv: list[str] | None = None) -> int:
                 rows = jsonl_rows(src_path, CoordinateGrid.fixed(args.screen_width, args.screen_height), grid)
             else:
                 p.error(f"--input_file must be .jsonl or .parquet, got {src_path.name}")
-            n = write_parquet(rows, out / "train.parquet", label=src_path.name)
-            print(f"wrote {out / 'train.parquet'} ({n} rows)")
+            counts = write_splits(with_validation(rows, args.val_share),
+                                  {"train": out / "train.parquet", "test": out / "test.parquet"}, label=src_path.name)
+            print(f"wrote {out / 'train.parquet'} ({counts['train']} rows) and {out / 'test.parquet'} "
+                  f"({counts['test']} validation rows)")
     except DataError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -22,7 +22,9 @@ Parts, each in [0, 1]:
 
 ``overall`` is the weighted mean over the parts that apply to the step (type and format always; coord for
 point actions; text for text/scroll actions; completion on last steps). Parts that do not apply are 0.
-``accuracy`` is 1 when the step is fully right (type, point inside the box, text match).
+``accuracy`` is 1 when the step is fully right (type, point inside the box, text match). A completion that is not
+exactly one ``mobile_use`` call (:func:`tool_call_problem`: none, several, another tool) scores 0 on every part:
+the agent loop does not execute it either.
 """
 
 from __future__ import annotations
@@ -40,12 +42,15 @@ from core.parsers import (
     TOL_KEY_ALIAS,
     TOL_NO_CLOSE_TAG,
     TOL_STRING_POINT,
-    parse_action,
+    ParseResult,
+    parse_tool_call,
 )
 from core.records import from_reward_inputs
 from core.rewards.common import RewardInputError, predicted
 
 KEYS = ("overall", "format", "accuracy", "type", "coord", "text", "completion")
+#: The recipe's one tool (verl GUI-agent README, "Mobile Use Tool").
+TOOL_NAME = "mobile_use"
 TERMINAL_ACTIONS = frozenset({"complete", "impossible", "answer"})
 _BREAKING = frozenset({TOL_ARGS_STRING, TOL_BOX_POINT, TOL_KEY_ALIAS, TOL_NO_CLOSE_TAG, TOL_STRING_POINT})
 
@@ -64,6 +69,19 @@ def strict_format(completion: str) -> bool:
         return False
     thought, action = head[len("Thought:"):action_at], head[action_at + len("\nAction:"):]
     return bool(thought.strip()) and bool(action.strip()) and head.endswith("\n")
+
+
+def tool_call_problem(result: ParseResult) -> str | None:
+    """Why a parsed answer is not exactly one ``mobile_use`` call (None when it is). A turn with a problem is not
+    executed and earns nothing: several calls in one turn must not collect credit from the first one."""
+    if not result.ok:
+        return result.error or "no tool call"
+    if len(result.actions) != 1:
+        return f"expected exactly one tool call, got {len(result.actions)}"
+    name = result.actions[0].raw.get("name")
+    if name != TOOL_NAME:
+        return f"unknown tool {name!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -92,9 +110,9 @@ def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | No
         raise RewardInputError("gt_bbox", "a point action needs gt_bbox, coordinate or extra_info.bbox_original")
 
     parts = dict.fromkeys(KEYS, 0.0)
-    res = parse_action(completion, fmt="tool_call") if isinstance(completion, str) else None
+    res = parse_tool_call(completion) if isinstance(completion, str) else None
     pred = None
-    if res is not None and res.ok and res.action is not None:
+    if res is not None and tool_call_problem(res) is None:
         try:
             pred = predicted(res.action, extra, Frame.GRID1000)
         except ValueError:
@@ -128,4 +146,4 @@ def gui_agent_score(completion: str, ground_truth: Any, extra_info: Mapping | No
     return parts
 
 
-__all__ = ["KEYS", "DenseWeights", "gui_agent_score", "strict_format"]
+__all__ = ["KEYS", "TOOL_NAME", "DenseWeights", "gui_agent_score", "strict_format", "tool_call_problem"]

@@ -17,7 +17,8 @@ States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMIN
 
 Config (``gui_agent`` section of the trainer config, all optional): ``max_turns`` (20), ``max_screenshots`` (20),
 ``on_invalid`` (end | feedback), ``aggregation`` (mean | last), ``completion_bonus`` (1.0), ``grid`` (used when
-no ``mobile_use`` tool is configured; the tool's own ``grid`` wins otherwise). The reward
+no ``mobile_use`` tool is configured; set with the tool's it must agree), ``screen_width``/``screen_height`` (the
+recipe README's spelling of the grid: 999 x 999 = grid999, 1000 x 1000 = grid1000). The reward
 (:mod:`gui_agent_reward`) is computed here, where turn boundaries are known, and returned as ``reward_score``
 with every part in ``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error)
 ends that episode with reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
@@ -32,8 +33,9 @@ from typing import Any
 from uuid import uuid4
 
 from core.parsers import parse_tool_call
+from core.rewards.gui_agent import tool_call_problem
 from gui_agent_reward import AGGREGATIONS, TurnScore, episode_reward, score_turn
-from mobile_use_tool import TOOL_NAME, CoordinateGrid, MobileUseTool
+from mobile_use_tool import GRIDS, TOOL_NAME, CoordinateGrid, MobileUseTool
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
@@ -41,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 AGENT_NAME = "gui_agent"
 ON_INVALID = ("end", "feedback")
+#: The recipe README's names for the coordinate space (``gui_agent.screen_width/height``: 999).
+SCREEN_KEYS = ("screen_width", "screen_height")
 
 
 class GUIAgentState(Enum):
@@ -72,11 +76,30 @@ class GUIAgentConfig:
 
     @classmethod
     def from_mapping(cls, section: Any) -> GUIAgentConfig:
+        """The config from the trainer's ``gui_agent`` section. ``screen_width`` / ``screen_height`` (the recipe
+        README's names, 999 there) are read as the coordinate grid they describe: 999 x 999 is ``grid999``,
+        1000 x 1000 ``grid1000``; any other size, or a size that disagrees with ``grid``, is an error naming
+        ``gui_agent.grid``."""
         known = set(cls.__dataclass_fields__)
         section = dict(section or {})
+        size = [section.pop(k) for k in SCREEN_KEYS if k in section]
         unknown = sorted(set(section) - known)
         if unknown:
-            raise ValueError(f"unknown gui_agent config keys {unknown}; known: {sorted(known)}")
+            raise ValueError(f"unknown gui_agent config keys {unknown}; known: {sorted(known | set(SCREEN_KEYS))}")
+        if size:
+            named = {(n, n): name for name, n in GRIDS.items() if n is not None}
+            try:
+                grid = named[tuple(float(v) for v in size)] if len(size) == 2 else None
+            except (TypeError, ValueError, KeyError):
+                grid = None
+            if grid is None:
+                raise ValueError(
+                    f"gui_agent.screen_width/screen_height {size}: the coordinate space is set by gui_agent.grid "
+                    f"(grid999 = 999 x 999, the recipe's; grid1000 = 1000 x 1000; pixels = screen pixels); give "
+                    f"both as 999 or 1000, or set gui_agent.grid")
+            if section.setdefault("grid", grid) != grid:
+                raise ValueError(f"gui_agent.screen_width/screen_height {size} mean grid {grid!r} but gui_agent.grid "
+                                 f"is {section['grid']!r}: set one of them")
         return cls(**section)
 
 
@@ -116,6 +139,11 @@ class GUIAgentLoop(AgentLoopBase):
         super().__init__(*args, **kwargs)
         self.gui = GUIAgentConfig.from_mapping(self.config.get("gui_agent"))
         tool = next((t for t in (tools.tools if tools else []) if t.name == TOOL_NAME), None)
+        section = self.config.get("gui_agent") or {}
+        asked = "grid" in section or any(k in section for k in SCREEN_KEYS)
+        if tool is not None and asked and tool.grid.name != self.gui.grid:
+            raise ValueError(f"gui_agent grid {self.gui.grid!r} disagrees with the mobile_use tool's grid "
+                             f"{tool.grid.name!r} (tool YAML `grid`, GUI_AGENT_GRID / GRID in the run scripts)")
         self.tool = tool or MobileUseTool({"grid": self.gui.grid, "max_steps": self.gui.max_turns})
         self.tool_schemas = [self.tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True)]
         self.response_length = self.rollout_config.response_length
@@ -169,15 +197,9 @@ class GUIAgentLoop(AgentLoopBase):
         text = ep.last_text
         screen = session.episode.screen_size
         gold, gold_box = session.info.get("gold_action"), session.info.get("gold_box")
-        ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))
+        ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))  # 0 unless one mobile_use call
         parsed = parse_tool_call(text)
-        invalid = None
-        if not parsed.ok:
-            invalid = parsed.error or "no tool call"
-        elif len(parsed.actions) != 1:
-            invalid = f"expected exactly one tool call, got {len(parsed.actions)}"
-        elif parsed.actions[0].raw.get("name") != TOOL_NAME:
-            invalid = f"unknown tool {parsed.actions[0].raw.get('name')!r}"
+        invalid = tool_call_problem(parsed)
         response = None
         with simple_timer("tool_calls", ep.metrics):
             if invalid is None:

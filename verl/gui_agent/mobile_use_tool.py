@@ -30,9 +30,9 @@ from PIL import Image
 
 from core.actions import Action, canonical_action_name, from_mobile_use
 from core.geometry import normalized_distance
+from core.rewards.gui_agent import TOOL_NAME
 from core.text_match import text_match
 
-TOOL_NAME = "mobile_use"
 #: The recipe's actions (verl GUI-agent README, "Mobile Use Tool").
 RECIPE_ACTIONS = ("click", "long_press", "swipe", "type", "answer", "system_button", "wait", "terminate")
 #: EpisodeSession template: Qwen3-VL tool calls on the 0-1000 grid (the tool converts the grid to it).

@@ -2,7 +2,9 @@
 # GRPO for the Qwen3-VL mobile agent with verl (the GUI-agent recipe), shared by
 # verl/examples/run_qwen3_vl_8b_gui_agent_{gpu,npu}.sh, which set the per-device defaults below.
 # Every knob is an environment variable; extra arguments are hydra overrides of verl's ppo_trainer config.
-# PRINT_ARGS=1 prints the overrides (one per line) and exits without training.
+# PRINT_ARGS=1 prints the overrides (one per line) and exits without training; DRY_RUN=1 composes and validates the
+# whole config as verl's entry point does, loads the data, tool, agent loop and reward, prints the values that
+# matter and exits (verl/dry_run.py: CPU, no GPU needed).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -14,6 +16,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${MICRO_BATCH:=1}"                                # ppo/log-prob micro batch per device (lower it on OOM)
 : "${ROLLOUT_N:=5}"                                  # GRPO group size
 : "${KL_LOSS_COEF:=0.01}"
+: "${ROLLOUT_ENGINE:=vllm}"                          # vllm | sglang (the recipe README names both)
 : "${TP:=2}"                                         # rollout tensor parallel: recipe 2 GPU / 4 NPU
 : "${MAX_TURNS:=20}"
 : "${MAX_SCREENSHOTS:=20}"
@@ -60,7 +63,7 @@ args=(
   actor_rollout_ref.actor.fsdp_config.optimizer_offload="$PARAM_OFFLOAD"
   actor_rollout_ref.ref.fsdp_config.param_offload="$PARAM_OFFLOAD"
   actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu="$MICRO_BATCH"
-  actor_rollout_ref.rollout.name=vllm
+  actor_rollout_ref.rollout.name="$ROLLOUT_ENGINE"
   actor_rollout_ref.rollout.mode=async
   actor_rollout_ref.rollout.n="$ROLLOUT_N"
   actor_rollout_ref.rollout.tensor_model_parallel_size="$TP"
@@ -93,4 +96,7 @@ if [[ "${PRINT_ARGS:-0}" == 1 ]]; then
   exit 0
 fi
 PYTHON=${PYTHON:-$REPO/.venvs/rl/bin/python}
+if [[ "${DRY_RUN:-0}" == 1 ]]; then
+  exec "$PYTHON" "$REPO/verl/dry_run.py" "${args[@]}" "$@"
+fi
 exec "$PYTHON" -m verl.trainer.main_ppo "${args[@]}" "$@"
