@@ -327,16 +327,14 @@ def make_task(family: str, seed: int) -> TaskSpec:
     content = make_content(seed)
     rng = random.Random(f"task:{family}:{seed}")
     params, instruction = fam.make(rng, content)
-    if fam.screen is not None:  # a fixed screen at the default font size; the family's setup sets the start
-        screen, font_scale = fam.screen, 1.0
-    else:
+    screen = fam.screen  # a fixed screen comes at the default font size, its start set by the family's setup
+    if screen is None:
         screen = "galaxy_tab_s8" if rng.random() < 0.12 else rng.choice(PHONE_SCREENS)
         params["start"] = rng.choice(WORKING_APPS) if rng.random() < 0.3 else "home"
-        font_scale = None
     theme = rng.choice(THEMES)
+    font_scale = rng.choice(FONT_SCALES) if fam.screen is None else 1.0
     return TaskSpec(id=f"{family}-{seed}", family=family, app=fam.app, seed=seed, split=split_of(family, seed),
-                    screen=screen, theme=theme, font_scale=font_scale or rng.choice(FONT_SCALES),
-                    instruction=instruction, params=params)
+                    screen=screen, theme=theme, font_scale=font_scale, instruction=instruction, params=params)
 
 
 def get_task(task_id: str) -> TaskSpec:
