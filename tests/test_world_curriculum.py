@@ -42,8 +42,11 @@ def area(box) -> float:
 
 def test_splits_are_disjoint_and_list_every_family_seed_by_seed():
     seeds = {name: {t.seed for t in world.list_tasks(name)} for name in ("curriculum_val", "curriculum_test")}
-    seeds["curriculum_train"] = {t.seed for t in world.list_tasks("curriculum_train")}
-    assert len(seeds["curriculum_train"]) == CURRICULUM_SPLITS["curriculum_train"][2] >= 1000
+    _, first_seed, n_seeds = CURRICULUM_SPLITS["curriculum_train"]
+    train = world.list_tasks("curriculum_train", 9 * 300)  # the whole split is 45,000 tasks: its seed range instead
+    assert {t.seed for t in train} == set(range(first_seed, first_seed + 300)) and n_seeds >= 1000
+    seeds["curriculum_train"] = set(range(first_seed, first_seed + n_seeds))
+    assert {t.split for t in train} == {"curriculum_train"}
     names = list(seeds)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
