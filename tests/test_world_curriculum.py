@@ -64,6 +64,11 @@ def test_splits_are_disjoint_and_list_every_family_seed_by_seed():
         world.list_tasks("curriculum_validation")
 
 
+def test_families_are_text_or_visual():
+    assert CURRICULUM_FAMILIES == (*TEXT_FAMILIES, *VISUAL_FAMILIES) and set(CURRICULUM_FAMILIES) <= set(FAMILIES)
+    assert {FAMILIES[f].max_actions for f in CURRICULUM_FAMILIES} == {1, 2}
+
+
 def test_tasks_are_short_and_on_the_small_screen():
     tasks = world.list_tasks("curriculum_val")
     assert {t.screen for t in tasks} == {"square_448"} and {t.font_scale for t in tasks} == {1.0}

@@ -25,6 +25,7 @@ never leaves them), so a task cannot be lost by leaving its screen.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from core.actions import Action
@@ -47,7 +48,6 @@ BOARD_LEVELS: dict[str, tuple[int, int, float]] = {
 }
 TEXT_FAMILIES: tuple[str, ...] = ("go_back", "scroll_direction", "type_in_box", "open_app_tile")
 VISUAL_FAMILIES: tuple[str, ...] = (*BOARD_LEVELS, "tap_two_tiles")
-CURRICULUM_FAMILIES: tuple[str, ...] = (*TEXT_FAMILIES, *VISUAL_FAMILIES)
 DIRECTIONS: tuple[str, ...] = ("down", "up", "left", "right")
 #: Two-word phrases to type (none shares a word with the random baseline's words).
 PHRASES: tuple[str, ...] = (
@@ -189,7 +189,9 @@ def _board_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
     return tap(tile, f"Tap the {name}")
 
 
-def _curriculum(name: str, make, goal, plan, setup, max_actions: int = 1) -> Family:
+def _curriculum(name: str, make: Callable, goal: Callable, plan: Callable, setup: Callable, max_actions: int = 1
+                ) -> Family:
+    """A curriculum family: on ``CURRICULUM_SCREEN``, ``max_actions`` actions allowed."""
     return Family(name, "curriculum", make, goal, plan, setup=setup, screen=CURRICULUM_SCREEN, max_actions=max_actions)
 
 
@@ -204,7 +206,8 @@ CURRICULUM: tuple[Family, ...] = (
     *(_curriculum(level, _board_make(level), _board_goal, _board_plan, _board_setup) for level in BOARD_LEVELS),
     _curriculum("tap_two_tiles", _two_tiles_make, _board_goal, _board_plan, _board_setup, max_actions=2),
 )
-assert tuple(f.name for f in CURRICULUM) == CURRICULUM_FAMILIES
+#: Every curriculum family, text-determined ones first (the order tasks of a seed are listed in).
+CURRICULUM_FAMILIES: tuple[str, ...] = tuple(f.name for f in CURRICULUM)
 
 __all__ = ["BOARD_LEVELS", "CURRICULUM", "CURRICULUM_FAMILIES", "CURRICULUM_SCREEN", "DIRECTIONS", "PHRASES",
            "TEXT_FAMILIES", "VISUAL_FAMILIES", "board_boxes"]
