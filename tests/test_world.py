@@ -138,16 +138,33 @@ def test_widget_boxes_match_drawn_pixels():
     """Removing one widget from a screen changes pixels only inside its box, and (unless another widget lies on
     it or a list cuts it) changes some: the box is where the widget is drawn. Every kind of screen once, on the
     720x1600 phone (kept small so the test is fast)."""
+    seen, checked = _check_screens_of(("send_message-13", "set_alarm-1", "create_note-28", "maps_search-2",
+                                       "calculator-200025", "settings_toggle-2", "open_contact-7",
+                                       "delete_note-200002"))
+    assert len(seen) >= 15 and checked > 300, (len(seen), checked)
+
+
+def test_curriculum_widget_boxes_match_drawn_pixels():
+    """The same on the curriculum's screens (boards, app tiles, the scrolling grid before and after a scroll, the
+    text box), on every family's first validation task."""
+    from core.world.curriculum import CURRICULUM_FAMILIES
+
+    seen, checked = _check_screens_of([f"{f}-2000000" for f in CURRICULUM_FAMILIES])
+    assert {r for r, _, _ in seen} >= {"board", "pan", "textbox", "settings_page"} and checked > 60, (seen, checked)
+
+
+def _check_screens_of(task_ids) -> tuple[set, int]:
+    """Follow each task's gold plan and check every widget of each new kind of screen (see above); returns the
+    screen kinds seen and the number of widgets checked."""
     env = world.SimPhoneEnv()
     checked, seen = 0, set()
-    for task_id in ("send_message-13", "set_alarm-1", "create_note-28", "maps_search-2", "calculator-200025",
-                    "settings_toggle-2", "open_contact-7", "delete_note-200002"):
+    for task_id in task_ids:
         env.reset(options={"task": task_id})
-        info = env._info(None)
+        info, term = env._info(None), False
         while True:
             phone = env.phone
             state = (phone.route[0], phone.dialog and phone.dialog[0], phone.focus is not None)
-            if state not in seen:
+            if state not in seen or phone.route == ("pan",):
                 seen.add(state)
                 widgets = phone.widgets()
                 full = env.renderer.frame(widgets, phone.status_h, phone.nav_h)
@@ -162,12 +179,10 @@ def test_widget_boxes_match_drawn_pixels():
                         assert x1 <= xs.min() and xs.max() < x2 and y1 <= ys.min() and ys.max() < y2, (
                             f"{task_id} {phone.route}: {w.id} drawn outside its box {w.visible_box}")
                     checked += 1
-            if info["gold_action"] is None:
+            if info["gold_action"] is None or term:  # the screen after the last step is checked too
                 break
             _, _, term, _, info = env.step(info["gold_action"])
-            if term:
-                break
-    assert len(seen) >= 15 and checked > 300, (len(seen), checked)
+    return seen, checked
 
 
 def _overlap(a, b) -> bool:

@@ -12,14 +12,15 @@ import typer
 world_app = typer.Typer(help="The simulated phone: list tasks, render a task's screens, export, play.",
                         no_args_is_help=True)
 
-_SPLIT = typer.Option("train", "--split", help="train, test_seed, test_family or test (both held-out splits).")
+_SPLIT = typer.Option("train", "--split", help="train, val_seed, test_seed, test_family, test (both test splits), "
+                                                "or the curriculum's curriculum_train, curriculum_val, curriculum_test.")
 
 
-def _tasks(split: str):
+def _tasks(split: str, n: int | None = None):
     from core.world import list_tasks
 
     try:
-        return list_tasks(split)
+        return list_tasks(split, n)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="'--split'") from None
 
@@ -118,7 +119,7 @@ def export_cmd(split: str = _SPLIT,
     if env != "sim-phone":
         _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
         return
-    tasks = _tasks(split)[:n]
+    tasks = _tasks(split, n)
     total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
@@ -191,7 +192,7 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
     action was ignored."""
     from PIL import Image
 
-    from core.world import SimPhoneEnv
+    from core.world import ENDING_ACTIONS, SimPhoneEnv, to_action
 
     task = _task(task_id)
     env = SimPhoneEnv()
@@ -224,8 +225,9 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
             typer.echo(f"ignored: {info['ignored']}")
         typer.echo(f"reward {reward}  success {info['success']}")
         if terminated or truncated:
-            typer.echo("episode over: " + ("goal reached" if info["success"] else
-                                           "ended by the agent" if terminated else "max steps reached"))
+            typer.echo("episode over: " + (
+                "goal reached" if info["success"] else "max steps reached" if truncated else
+                "ended by the agent" if to_action(action).type in ENDING_ACTIONS else "the task's action budget is spent"))
             break
 
 

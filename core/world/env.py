@@ -6,8 +6,10 @@ HxWx3 uint8 array in screen pixels, new on every call (it may be the frame cache
 ``obs.copy()`` before drawing on it. ``action`` is a
 :class:`core.actions.Action` (screen pixels) or a ``mobile_use`` arguments dict (``core.actions.from_mobile_use``);
 anything else raises ``ValueError``. An action the phone ignores changes nothing and ``info["ignored"]`` says why.
-``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached or the agent ended the
-episode (complete / impossible / terminate / answer); ``truncated`` = ``max_steps`` reached (default 20).
+``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached, the agent ended the
+episode (complete / impossible / terminate / answer), or the family's action budget is spent (``max_actions``: the
+curriculum's tasks allow as many actions as their gold plan has, a failure once used up); ``truncated`` =
+``max_steps`` reached (default 20).
 Beyond the shared contract's keys, ``info`` has ``split``, ``route`` (the screen, e.g. ``thread/Alice Kim``),
 ``gold_record`` (the next gold step as a :class:`core.records.GoldRecord`, ORIGINAL = screen pixels) and
 ``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`).
@@ -114,10 +116,12 @@ class SimPhoneEnv(gym.Env):
         content = make_content(task.seed)
         self.renderer = renderer(screen, make_theme(task.theme, content.style.accent), task.font_scale)
         self.phone = Phone(screen, content, self.renderer)
-        start = task.params.get("start", "home")
-        if start != "home":
-            self.phone.apply(Action(type="open_app", text=start))
         self.family = FAMILIES[task.family]
+        if self.family.setup is not None:
+            self.family.setup(self.phone, task.params)
+        elif task.params.get("start", "home") != "home":
+            self.phone.apply(Action(type="open_app", text=task.params["start"]))
+
         self.steps = 0
         self.rewarded = False
         self.observation_space = _screenshot_space(screen.height, screen.width)
@@ -134,7 +138,8 @@ class SimPhoneEnv(gym.Env):
         success = self.family.goal(self.phone, self.task.params)
         reward = 1.0 if success and not self.rewarded else 0.0
         self.rewarded = self.rewarded or success
-        terminated = success or act.type in ENDING_ACTIONS
+        spent = self.family.max_actions is not None and self.steps >= self.family.max_actions
+        terminated = success or spent or act.type in ENDING_ACTIONS
         truncated = not terminated and self.steps >= self.max_steps
         info = self._info(ignored, success)
         info["gold_match"] = matched
