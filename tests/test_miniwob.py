@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import time
 
@@ -25,27 +24,6 @@ from core.rollout.policies import RandomPolicy, Reply, ScriptedPolicy
 from core.rollout.runner import episode_specs, run_rollouts
 
 SUITE = "click-type"
-
-
-def _browser_missing() -> str | None:
-    from core.envs.miniwob import CHROMEDRIVER, CHROMIUM
-
-    try:
-        import miniwob  # noqa: F401
-        import selenium  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed in this environment (make setup-web)"
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
-    return f"{', '.join(missing)} missing (make setup-web)" if missing else None
-
-
-@pytest.fixture(scope="module")
-def browser() -> None:
-    why = _browser_missing()
-    if why and os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"CI must run the MiniWoB++ tests: {why}")
-    if why:
-        pytest.skip(why)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,6 @@ sys.path.insert(0, str(ROOT / "verl" / "gui_agent"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import mobile_use_tool as mut  # noqa: E402
-from test_miniwob import browser  # noqa: E402,F401 - the MiniWoB++ browser fixture
 import test_verl_agent as agent  # noqa: E402
 
 qwen3_dir, processor = agent.qwen3_dir, agent.processor
