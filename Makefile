@@ -44,7 +44,8 @@ DEMO_OUT ?= outputs/demo
 
 setup: $(VENVS)/base/.ready $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
 
-$(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lock.txt) scripts/make_env.sh
+$(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lock.txt) scripts/make_env.sh \
+		scripts/llamafactory-cli
 	bash scripts/make_env.sh $*
 
 test: setup
