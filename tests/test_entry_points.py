@@ -18,7 +18,7 @@ RL = REPO / ".venvs" / "rl"
 # Every entry point, as the docs write it; `python -S` is a Python without site-packages (no project packages).
 SCRIPTS = ["verl/prepare_gui_agent_data.py", "VLM-R1/grpo.py", "VLM-R1/src/eval/test_rec_r1.py",
            "VLM-R1/src/eval/test_rec_baseline.py", "experiments/demo/run.py", "experiments/r1v/prepare_data.py",
-           "experiments/r1v/evaluate.py"]
+           "experiments/r1v/evaluate.py", *sorted(str(p.relative_to(REPO)) for p in (REPO / "bench").glob("*.py"))]
 
 
 def bare(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
