@@ -15,6 +15,8 @@ from pathlib import Path
 
 import typer
 
+from core.interpreter import require
+
 
 class ModelNotFound(Exception):
     """The model is neither a local folder nor a usable Hub id; the message says what to do (one line)."""
@@ -112,6 +114,7 @@ def register(app: typer.Typer) -> None:
         revision: str = typer.Option(None, "--revision", help="Branch, tag or commit [default: main]."),
     ) -> None:
         """Download a model into the Hugging Face cache; prints the snapshot folder (targets take the Hub id)."""
+        require("huggingface_hub", command=f"gui-agent model download {model}")
         try:
             folder = download(model, revision)
         except ModelNotFound as e:
@@ -127,6 +130,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Exit 0 when the model is a local folder or a cached Hub id (or the Hub is reachable: online mode);
         otherwise one line saying how to get it, exit 2."""
+        require("huggingface_hub", command=f"gui-agent model check {model}")
         try:
             locate(model, variable)
         except ModelNotFound as e:

@@ -92,3 +92,12 @@ def test_make_env_installs_the_shim_into_the_rl_environment():
     dry = subprocess.run(["make", "-n", "-W", "scripts/llamafactory-cli", ".venvs/rl/.ready"], cwd=REPO,
                          capture_output=True, text=True, timeout=60, check=False)
     assert dry.stdout.strip() == "bash scripts/make_env.sh rl"  # a changed shim reinstalls the environment
+
+
+def test_a_command_needing_the_rl_environment_names_it_from_the_base_one():
+    # The base install (core + CLI) has no huggingface_hub; `gui-agent model` says where it runs.
+    r = subprocess.run([str(REPO / ".venvs" / "base" / "bin" / "python"), "-m", "core", "model", "download", "Org/X"],
+                       cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.rstrip().endswith("lacks huggingface_hub; run: source .venvs/rl/bin/activate && "
+                                      "gui-agent model download Org/X")
