@@ -94,6 +94,12 @@ def test_online_mode_leaves_the_download_to_the_framework(tmp_path, hf_home):
     assert r.returncode == 2 and our_lines(r)[0].startswith(f"grpo-trl: {tmp_path}/none.hf not found")
 
 
+def test_plain_make_lists_download_model(hf_home):
+    r = make(hf_home=hf_home)
+    assert "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id>" \
+        in r.stdout
+
+
 def test_download_model_without_network_fails_in_one_line(hf_home):
     # A closed local port stands in for a machine without access to the Hub; the Makefile's HF_HUB_OFFLINE=1 is
     # turned off for the download.
