@@ -35,25 +35,24 @@ def _shown(path: Path) -> str:
     return absolute if relative.startswith("..") else relative
 
 
-def rerun_command(env: str = "rl", command: str | None = None) -> str:
-    """How to run ``command`` (default: this script with its arguments) in ``.venvs/<env>``, as one shell line."""
+def _rerun_command(command: str | None) -> str:
+    """How to run ``command`` (default: this script with its arguments) in ``.venvs/rl``, as one shell line."""
     if command is None:
         command = shlex.join(["python", _shown(Path(sys.argv[0])), *sys.argv[1:]])
-    venv = REPO / ".venvs" / env
+    venv = REPO / ".venvs" / "rl"
     setup = "" if (venv / "bin" / "python").exists() else f"make setup (in {_shown(REPO)}), then "
     return f"{setup}source {_shown(venv / 'bin' / 'activate')} && {command}"
 
 
-def require(*modules: str, env: str = "rl", command: str | None = None) -> None:
-    """Exit 2 with one line on stderr when this Python lacks any of :data:`CORE_MODULES` + ``modules``.
-
-    ``env``: the environment under ``.venvs/`` that has them; ``command``: what to run there (default: the
-    running script with its arguments)."""
+def require(*modules: str, command: str | None = None) -> None:
+    """Exit 2 with one line on stderr when this Python lacks any of :data:`CORE_MODULES` + ``modules``, naming how
+    to run ``command`` (default: the running script with its arguments) in the rl environment (``.venvs/rl``,
+    which holds every package a repository command needs; LLaMA-Factory's through its shim)."""
     missing = missing_modules(CORE_MODULES + modules)
     if not missing:
         return
     name = command.split()[0] if command else Path(sys.argv[0]).name
     lacks = ", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "")
     sys.stderr.write(f"{name}: this Python ({sys.executable}) lacks {lacks}; "
-                     f"run: {rerun_command(env, command)}\n")
+                     f"run: {_rerun_command(command)}\n")
     raise SystemExit(2)

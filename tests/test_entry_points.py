@@ -101,3 +101,25 @@ def test_a_command_needing_the_rl_environment_names_it_from_the_base_one():
     assert r.returncode == 2 and r.stderr.count("\n") == 1
     assert r.stderr.rstrip().endswith("lacks huggingface_hub; run: source .venvs/rl/bin/activate && "
                                       "gui-agent model download Org/X")
+
+
+def test_before_make_setup_the_hint_starts_with_make_setup(tmp_path):
+    # A fresh clone: no .venvs/ yet.
+    shutil.copytree(REPO / "core", tmp_path / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "VLM-R1").mkdir()
+    shutil.copy2(REPO / "VLM-R1" / "grpo.py", tmp_path / "VLM-R1" / "grpo.py")
+    r = bare("VLM-R1/grpo.py", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.rstrip().endswith("run: make setup (in .), then source .venvs/rl/bin/activate && "
+                                      "python VLM-R1/grpo.py")
+
+
+def test_core_modules_are_pyprojects_dependencies():
+    import tomllib
+
+    from core.interpreter import CORE_MODULES
+
+    import_names = {"pillow": "PIL"}
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [d.split(">")[0].split("=")[0].split("<")[0].strip().lower() for d in deps]
+    assert sorted(import_names.get(n, n) for n in names) == sorted(CORE_MODULES)
