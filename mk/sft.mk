@@ -41,6 +41,8 @@ sft-llamafactory: $(VENVS)/llamafactory/.ready $(VENVS)/rl/.ready
 sft-swift: $(VENVS)/rl/.ready
 	$(call model_preflight,sft-swift,$(MODEL),MODEL)
 	@test -f "$(SWIFT_DATA)" || { echo "sft-swift: $(SWIFT_DATA) not found (export it with --to swift, or set SWIFT_DATA=)"; exit 2; }
+	@test -f "ms-swift/examples/sft_$(SWIFT_TUNER).sh" || { echo "sft-swift: SWIFT_TUNER=$(SWIFT_TUNER): no" \
+	  "ms-swift/examples/sft_$(SWIFT_TUNER).sh; SWIFT_TUNER is one of:" $$(ls ms-swift/examples | sed -n 's/^sft_\(.*\)\.sh$$/\1/p' | grep -v common); exit 2; }
 	$(call cpu_note,sft-swift)
 	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(RECIPE_MODEL)_sft_$(SWIFT_TUNER)_swift \
 	$(if $(HAS_CUDA),,DEEPSPEED=) MODEL=$(MODEL) DATASET=$(SWIFT_DATA) TEMPLATE=$(SFT_SWIFT_TEMPLATE) OUTPUT_DIR=$(SFT_SWIFT_OUTPUT) \

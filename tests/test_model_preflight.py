@@ -165,6 +165,15 @@ def test_sft_llamafactory_checks_the_dataset_is_exported(tmp_path, hf_home):
     assert not any("not in" in line for line in passed)
 
 
+def test_sft_swift_checks_the_tuner(tmp_path, hf_home):
+    data = tmp_path / "aitz.jsonl"
+    data.write_text("{}\n")
+    r = make("sft-swift", f"MODEL={tmp_path}", f"SWIFT_DATA={data}", "SWIFT_TUNER=qlora", hf_home=hf_home)
+    assert r.returncode == 2
+    assert our_lines(r) == ["sft-swift: SWIFT_TUNER=qlora: no ms-swift/examples/sft_qlora.sh; SWIFT_TUNER is one of: "
+                            "full lora"]
+
+
 def test_runs_are_saved_under_the_data_name():
     assert "--output_dir saves/tiny/aitz/grpo-trl " in dry("grpo-trl", "MODEL=tiny", "TRL_DATA=smoke/vlmr1/aitz.hf")
     assert "--output_dir saves/Qwen2.5-VL-3B-Instruct/gui-r1-3k/grpo-trl " in dry("grpo-trl")
