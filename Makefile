@@ -29,6 +29,7 @@ help:
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
 	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
 	@echo "  demo               a tiny model learns on CPU: SFT then GRPO, measured before/after (< 15 min, 2 cores)"
+	@echo "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id> (network)"
 	@echo "  data-download      GUI-R1-3K parquets from the Hugging Face Hub into $(GUIR1_DIR) (network)"
 	@echo "  data               $(GUIR1_DIR)/{train,test}.parquet -> verl, LLaMA-Factory, ms-swift, VLM-R1 formats"
 	@echo "  data-convert       any source: make data-convert DATA_FROM=screenagent DATA_INPUT=path [DATA_TARGETS=...]"
@@ -45,7 +46,8 @@ DEMO_OUT ?= outputs/demo
 
 setup: $(VENVS)/base/.ready $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
 
-$(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lock.txt) scripts/make_env.sh
+$(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lock.txt) scripts/make_env.sh \
+		scripts/llamafactory-cli
 	bash scripts/make_env.sh $*
 
 test: setup

@@ -18,8 +18,14 @@ knobs come from ``$GUI_REWARD_OPTIONS``.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("torch", "transformers", "trl", "datasets")
 
 REWARDS_FILE = Path(__file__).resolve().parent / "rewards.py"
 #: This script's defaults where trl's differ (recipe values live in recipes/; these are about logging only).

@@ -27,6 +27,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("pandas")
+
 WIDTH, HEIGHT = 1080, 2400
 VARIANTS = ("naive", "floor", "export")
 #: Modules each variant imports, loaded before its clock starts (start-up is not per-row work).

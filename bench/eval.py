@@ -12,12 +12,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
-from core.eval.metrics import evaluate
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require()
+
+from core.eval.metrics import evaluate  # noqa: E402
 
 ACTIONS = ("click", "long_press", "type", "scroll", "press_back", "open_app")
 

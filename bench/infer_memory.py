@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("torch", "transformers")
 
 #: Qwen2.5-VL-3B-Instruct's architecture (its config.json on the Hugging Face hub)
 QWEN25VL_3B = {

@@ -29,7 +29,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import psutil
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("psutil")
+
+import psutil  # noqa: E402
 
 # Run as a script, this file's folder is sys.path[0] and this file would shadow the ``miniwob`` package.
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]

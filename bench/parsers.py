@@ -7,9 +7,16 @@ adversarial inputs.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
-from core.parsers import parse_action
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require()
+
+from core.parsers import parse_action  # noqa: E402
 
 MB = 1_000_000
 

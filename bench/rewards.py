@@ -10,9 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
+from pathlib import Path
 
-from core.rewards import score_batch
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require()
+
+from core.rewards import score_batch  # noqa: E402
 
 GUIR1 = [
     "<think>{t}</think><answer>[{{'action': 'click', 'point': [{x}, {y}], 'input_text': 'no input text'}}]</answer>",

@@ -34,9 +34,16 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import sys
 import time
+from pathlib import Path
 
-import numpy as np
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require()
+
+import numpy as np  # noqa: E402
 
 SCREEN = "pixel_7"
 SMALL_SCREEN = "moto_g_play"  # 720x1600: how steps/s scale with the pixels every new observation must fill

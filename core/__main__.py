@@ -1,6 +1,12 @@
 """``python -m core`` = the ``gui-agent`` command."""
 
-from core.cli import main
+import shlex
+import sys
+
+from core.interpreter import require
 
 if __name__ == "__main__":
+    require(command=shlex.join(["gui-agent", *sys.argv[1:]]))
+    from core.cli import main
+
     main()

@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.inference.cli",   # gui-agent infer
     "core.world.cli",       # gui-agent world tasks|show|export|play
     "core.rollout.cli",     # gui-agent rollout
+    "core.models",          # gui-agent model download|check
 )
 
 for _module in COMMAND_MODULES:

@@ -25,11 +25,15 @@ export WANDB_PROJECT ?= gui-agent
 # process, so never more workers than cores); each target prints one line saying so. ARGS still wins.
 HAS_CUDA = $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 cpu_note = @$(if $(HAS_CUDA),true,echo "$(1): no CUDA GPU found: CPU-safe settings (fp32, dataloader workers 0); ARGS overrides them")
+# GPU-only targets: one line and exit 2 on a machine without CUDA. $(1) target, $(2) why, and what runs on CPU.
+gpu_only = @$(if $(HAS_CUDA),true,{ echo "$(1) needs an NVIDIA GPU and nvidia-smi finds none here ($(2))"; exit 2; })
 
-# What a trl / ms-swift GRPO target checks before training: its data and recipe exist, and the CPU note.
+# What a trl / ms-swift GRPO target checks before training: its model (mk/models.mk), data and recipe exist, and
+# the CPU note.
 # $(1) target, $(2) data path, $(3) `test` flag for it (-f file, -d folder), $(4) export format (--to), $(5) data
 # variable, $(6) recipe path, $(7) recipe variable, $(8) backend (recipe files are recipes/*/grpo/*_<backend>.yaml).
 define grpo_preflight
+	$(call model_preflight,$(1),$(MODEL),MODEL)
 	@test $(3) "$(2)" || { echo "$(1): $(2) not found (export it with --to $(4), or set $(5)=)"; exit 2; }
 	@test -f "$(6)" || { echo "$(1): recipe $(6) not found (ls recipes/*/grpo/*_$(8).yaml; set $(7)=)"; exit 2; }
 	$(call cpu_note,$(1))
@@ -37,8 +41,10 @@ endef
 
 .PHONY: grpo-verl
 grpo-verl: $(VENVS)/rl/.ready
+	$(if $(filter 1,$(DRY_RUN)),,$(call gpu_only,grpo-verl,verl's rollouts run on vLLM; on CPU: make grpo-trl or make grpo-swift; DRY_RUN=1 checks the launch))
+	$(call model_preflight,grpo-verl,$(MODEL),MODEL)
 	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
-	$(if $(filter 1,$(DRY_RUN)),,$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM on a GPU machine: $(RL)/pip install -e '.[gpu]'"; exit 2; })
+	$(if $(filter 1,$(DRY_RUN)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM: make setup-gpu (GPU machine)"; exit 2; })
 	TENSORBOARD_DIR=$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE)) \
 	$(RL)/python $(if $(filter 1,$(DRY_RUN)),verl/dry_run.py,-m verl.trainer.main_ppo) --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
 		--config-name=$(basename $(notdir $(GRPO_RECIPE))) \

@@ -20,6 +20,8 @@ gui-agent-data: $(VENVS)/rl/.ready
 grpo-verl-agent: $(VENVS)/rl/.ready
 	@test -f "$(AGENT_DATA)/train.parquet" || { echo "grpo-verl-agent: $(AGENT_DATA)/train.parquet not found (make gui-agent-data, or set AGENT_DATA=)"; exit 2; }
 	@case "$(AGENT_DEVICE)" in gpu|npu) ;; *) echo "grpo-verl-agent: AGENT_DEVICE must be gpu or npu"; exit 2;; esac
-	$(if $(filter 1,$(DRY_RUN))$(filter sglang,$(ROLLOUT_ENGINE)),,$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: $(RL)/pip install -e '.[gpu]'; NPU: vllm-ascend)"; exit 2; })
+	$(if $(filter 1,$(DRY_RUN)),,$(if $(filter gpu,$(AGENT_DEVICE)),$(call gpu_only,grpo-verl-agent,multi-turn rollouts on vLLM; Ascend NPU: AGENT_DEVICE=npu; DRY_RUN=1 checks the launch on CPU)))
+	$(call model_preflight,grpo-verl-agent,$(AGENT_MODEL),MODEL)
+	$(if $(filter 1,$(DRY_RUN))$(filter sglang,$(ROLLOUT_ENGINE)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: make setup-gpu; NPU: vllm-ascend)"; exit 2; })
 	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python DRY_RUN=$(DRY_RUN) \
 		bash verl/examples/run_qwen3_vl_8b_gui_agent_$(AGENT_DEVICE).sh $(ARGS)

@@ -6,7 +6,7 @@
 SWIFT_GRPO_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_swift.yaml
 SWIFT_GRPO_DATA ?= $(or $(DATA_ROOT),Data)/swift/$(DATASET).jsonl
 SWIFT_GRPO_TEMPLATE ?= $(if $(findstring Qwen3-VL,$(MODEL)),qwen3_vl,qwen2_5_vl)
-SWIFT_GRPO_OUTPUT ?= saves/$(notdir $(MODEL))/$(DATASET)/grpo-swift
+SWIFT_GRPO_OUTPUT ?= saves/$(notdir $(MODEL))/$(basename $(notdir $(SWIFT_GRPO_DATA)))/grpo-swift
 # Every swift target reads models through the Hugging Face hub/cache (HF_HUB_OFFLINE applies), never ModelScope.
 SWIFT_HUB_ARGS = --use_hf true
 SWIFT_CPU_ARGS = --torch_dtype float32 --bf16 false --dataloader_num_workers 0 --dataset_num_proc 1

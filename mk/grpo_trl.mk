@@ -6,7 +6,8 @@
 # ARGS takes any GRPOConfig flag (--max_steps 100, --num_generations 4 ...). Multi-GPU: VLM-R1/run_scripts/run_grpo_gui.sh.
 TRL_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_trl.yaml
 TRL_DATA ?= $(or $(DATA_ROOT),Data)/vlmr1/$(DATASET).hf
-TRL_OUTPUT ?= saves/$(notdir $(MODEL))/$(DATASET)/grpo-trl
+# Runs are saved under the data's own name (aitz.hf -> saves/<model>/aitz/grpo-trl).
+TRL_OUTPUT ?= saves/$(notdir $(MODEL))/$(basename $(notdir $(TRL_DATA)))/grpo-trl
 TRL_CPU_ARGS = --bf16 false --use_cpu true --use_vllm false --dataloader_num_workers 0
 ARGS ?=
 

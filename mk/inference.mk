@@ -29,6 +29,8 @@ infer: $(VENVS)/rl/.ready
 infer-one: $(VENVS)/rl/.ready
 	@test -n "$(MODEL_PATH)" -a -n "$(INFER_INPUT)" -a -n "$(INFER_OUTPUT)" || \
 	  { echo "set MODEL_PATH, INFER_INPUT and INFER_OUTPUT"; exit 2; }
+	$(if $(filter vllm,$(INFER_BACKEND)),$(call gpu_only,infer-one,vLLM; on CPU: INFER_BACKEND=hf))
+	$(if $(filter hf vllm,$(INFER_BACKEND)),$(call model_preflight,infer-one,$(MODEL_PATH),MODEL_PATH))
 	$(RL)/python -m core infer --backend $(INFER_BACKEND) --model "$(MODEL_PATH)" --input "$(INFER_INPUT)" \
 	  --output "$(INFER_OUTPUT)" --max-pixels $(INFER_MAX_PIXELS) $(INFER_ARGS)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create (or refresh) one environment under .venvs/: base | rl | llamafactory.
 # Installs the top-level pins of requirements/NAME.in, constrained by the lock file requirements/NAME.lock.txt
-# when it exists, then this repo (editable) with the dev extras. Idempotent: re-running only fixes drift.
+# when it exists (every environment has one: installs repeat exactly), then this repo (editable) with the dev
+# extras. Idempotent: re-running only fixes drift.
 set -euo pipefail
 name=${1:?usage: scripts/make_env.sh base|rl|llamafactory}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,5 +29,7 @@ except m.PackageNotFoundError:
     sys.exit(0)
 assert v.split("+")[0] in ("2.14.1", "2.13.0"), f"unexpected torch {v}"
 PY
+# An activated rl environment runs every command of the README; LLaMA-Factory's through this shim.
+if [ "$name" = rl ]; then install -m 755 scripts/llamafactory-cli "$venv/bin/llamafactory-cli"; fi
 touch "$venv/.ready"
 echo "environment $name ready: $venv"

@@ -226,8 +226,10 @@ def _make_dry_run(*args: str) -> str:
 
 def test_make_sft_llamafactory_calls_llamafactory_env():
     out = _make_dry_run("sft-llamafactory", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct", "DATASET=gui-r1-3k", "HAS_CUDA=1")
-    assert f"cd LLaMA-Factory && TENSORBOARD_LOGGING_DIR={ROOT}/runs/qwen2_5_vl_3b_gui_lora_sft" in out
-    assert f"{ROOT}/.venvs/llamafactory/bin/llamafactory-cli train {LF_EXAMPLES}/train_lora/" in out
+    # The 7B model gets the 7B LoRA YAML and a run named after it.
+    assert f"cd LLaMA-Factory && TENSORBOARD_LOGGING_DIR={ROOT}/runs/qwen2_5_vl_7b_gui_lora_sft" in out
+    assert (f"{ROOT}/.venvs/llamafactory/bin/llamafactory-cli train {LF_EXAMPLES}/train_lora/"
+            "qwen2_5_vl_7b_gui_lora_sft.yaml") in out
     assert "model_name_or_path=Qwen/Qwen2.5-VL-7B-Instruct" in out and "dataset=gui-r1-3k" in out
     assert "template=qwen2_vl" in out and f"dataset_dir={ROOT}/LLaMA-Factory/data" in out
     assert "report_to=none" in out and "bf16=false" not in out

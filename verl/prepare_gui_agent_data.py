@@ -39,6 +39,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require()
 sys.path.insert(0, str(Path(__file__).resolve().parent / "gui_agent"))
 
 from mobile_use_tool import (  # noqa: E402

@@ -18,13 +18,15 @@ ENVIRONMENTS = (REPO / ".venvs" / "rl" / "bin" / "python", REPO / ".venvs" / "ba
 
 
 def _reexec_in_project_env() -> None:
-    """Replace this process with the same script under the project's environment, or exit 2 saying how."""
+    """Replace this process with the same script under the project's environment, or exit 2 saying how
+    (:func:`core.interpreter.require`: one line naming the command)."""
     for python in ENVIRONMENTS:  # a venv's python is a symlink to the base one: compare prefixes, not binaries
         if python.is_file() and Path(sys.prefix).resolve() != python.parents[1].resolve():
             os.execv(str(python), [str(python), *sys.argv])
-    sys.stderr.write(f"{Path(sys.argv[0]).name}: this Python ({sys.executable}) lacks the gui-agent dependencies "
-                     f"(typer, pyarrow, Pillow ...); run `make setup` in {REPO} first\n")
-    sys.exit(2)
+    sys.path.append(str(REPO))
+    from core.interpreter import require
+
+    require()
 
 
 def main(command: str, preset: list[str] | None = None) -> None:

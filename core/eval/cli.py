@@ -70,6 +70,18 @@ def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path
                       + (", screenshots not available for the others" if info["without_image"] else "") + ")")
 
 
+def _run_name(json_out: Path | None, predictions: Path) -> str:
+    """A run's default name: what ``eval-compare`` names a ``--json`` file by (its stem), else the predictions'
+    stem, or their folder's name when the file is named after its benchmark (``ckpt/screenspot_test.json``)."""
+    from core.eval.registry import benchmark_for_file
+
+    if json_out is not None:
+        return json_out.stem
+    if benchmark_for_file(predictions) is None:
+        return predictions.stem
+    return predictions.resolve().parent.name
+
+
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_cmd(
@@ -83,7 +95,8 @@ def register(app: typer.Typer) -> None:
         image_root: Path | None = typer.Option(None, "--image-root", help="Where relative image paths live."),
         max_failures: int = typer.Option(200, "--max-failures", help="Failures kept for the gallery."),
         compare: Path | None = typer.Option(None, "--compare", help="A previous --json/report.json to compare."),
-        name: str = typer.Option("run", "--name", help="Run name in tables."),
+        name: str | None = typer.Option(None, "--name", help="Run name in tables [default: the --json file's name, "
+                                        "else the first prediction file's, else its folder's]."),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
         from core.console import make_console
@@ -101,7 +114,7 @@ def register(app: typer.Typer) -> None:
         print_result(data, console)
         if json_out is not None:
             console.print(f"json: {write_json(data, json_out)}")
-        run = make_run(name, mode, [data])
+        run = make_run(name or _run_name(json_out, predictions[0]), mode, [data])
         if markdown is not None:
             from core.eval.report import write_text
 
@@ -124,6 +137,8 @@ def register(app: typer.Typer) -> None:
         gallery: bool = typer.Option(True, "--gallery/--no-gallery"),
         image_root: Path | None = typer.Option(None, "--image-root"),
         max_failures: int = typer.Option(100, "--max-failures"),
+        benchmark: str | None = typer.Option(None, "--benchmark", help="Score the .json/.jsonl files not named like "
+                                             "a benchmark's predictions (e.g. pred.jsonl) as this benchmark."),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
         from core.console import make_console
@@ -133,15 +148,21 @@ def register(app: typer.Typer) -> None:
         console = make_console()
         if not pred_dir.is_dir():
             _fail(f"--pred-dir {pred_dir} is not a folder")
+        if benchmark is not None and benchmark not in BENCHMARKS:
+            _fail(f"--benchmark {benchmark!r}: unknown; known: {', '.join(BENCHMARKS)}")
         groups: dict[str, list[Path]] = {}
         for f in sorted(pred_dir.iterdir()):
             b = benchmark_for_file(f)
             if b is not None:
                 groups.setdefault(b.name, []).append(f)
+            elif f.suffix in (".json", ".jsonl") and f.is_file() and benchmark is not None:
+                groups.setdefault(benchmark, []).append(f)
             elif f.suffix in (".json", ".jsonl"):
-                console.print(f"[yellow]skipped {f.name}: not named like a benchmark's predictions[/]")
+                console.print(f"[yellow]skipped {f.name}: not named like a benchmark's predictions "
+                              f"(<benchmark>_test.json; or pass --benchmark NAME)[/]")
         if not groups:
-            _fail(f"no prediction files in {pred_dir} (expected e.g. {', '.join(list(BENCHMARKS)[:3])}_test.json)")
+            _fail(f"no prediction files in {pred_dir} (expected e.g. {', '.join(list(BENCHMARKS)[:3])}_test.json, "
+                  "or any name with --benchmark NAME)")
         results = []
         for bench in [b for b in BENCHMARKS if b in groups]:
             if mode not in BENCHMARKS[bench].modes:
@@ -172,8 +193,8 @@ def register(app: typer.Typer) -> None:
             ra, rb = load_run(a), load_run(b)
         except ValueError as e:
             _fail(str(e))
-        if ra["name"] == rb["name"]:
-            ra, rb = {**ra, "name": f"{ra['name']} (A)"}, {**rb, "name": f"{rb['name']} (B)"}
+        if ra["name"] == rb["name"]:  # two runs of one name (e.g. two `.../huggingface` checkpoints): their files
+            ra, rb = {**ra, "name": str(a)}, {**rb, "name": str(b)}
         print_compare(ra, rb, make_console())
         if markdown is not None:
             write_text(compare_markdown(ra, rb), markdown)

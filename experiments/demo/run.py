@@ -37,6 +37,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(ROOT))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("torch", "transformers", "trl", "datasets", "yaml")
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 

@@ -52,6 +52,13 @@ case "$BACKEND" in
     openai) BATCH_SIZE="${BATCH_SIZE:-16}"; BACKEND_ARGS=() ;;
     *) fail 2 "error: BACKEND must be vllm, hf or openai, got '$BACKEND'" ;;
 esac
+if [[ "$BACKEND" == vllm ]] && ! nvidia-smi -L >/dev/null 2>&1; then
+    fail 2 "error: BACKEND=vllm needs an NVIDIA GPU and nvidia-smi finds none here; on CPU: BACKEND=hf (make infer INFER_BACKEND=hf)"
+fi
+# A model folder, or a Hub id already in the Hugging Face cache (make download-model); a server URL for openai.
+if [[ "$BACKEND" != openai ]]; then
+    HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" "$PY" -m core model check --target infer --variable MODEL_PATH "$MODEL_PATH" || exit 2
+fi
 
 # GUI-R1's test prompt for each benchmark (PROMPT=guir1).
 guir1_prompt() {

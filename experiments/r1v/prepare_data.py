@@ -29,6 +29,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.append(str(REPO))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("datasets")
+
 #: The R1-V recipe (trl --config of VLM-R1/grpo.py); its min/max_pixels are the images' bounds.
 RECIPE = REPO / "recipes" / "aguvis_7b_720p" / "grpo" / "config_r1v_trl.yaml"
 #: R1-V's training prompt around the problem (grpo_gui.py, make_conversation_image).

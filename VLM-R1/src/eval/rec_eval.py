@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
+sys.path.append(str(REPO))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require()
 
 
 def parser(description: str) -> argparse.ArgumentParser:
