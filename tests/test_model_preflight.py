@@ -187,7 +187,7 @@ def test_runs_are_saved_under_the_data_name():
 @pytest.mark.skipif(HAS_GPU, reason="a GPU machine")
 @pytest.mark.parametrize(("args", "line"), [
     (["grpo-verl"], "grpo-verl needs an NVIDIA GPU and nvidia-smi finds none here (verl's rollouts run on vLLM; "
-                    "on CPU: make grpo-trl or make grpo-swift)"),
+                    "on CPU: make grpo-trl or make grpo-swift; DRY_RUN=1 checks the launch)"),
     (["infer-one", "MODEL_PATH=m", "INFER_INPUT=a", "INFER_OUTPUT=b"],
      "infer-one needs an NVIDIA GPU and nvidia-smi finds none here (vLLM; on CPU: INFER_BACKEND=hf)"),
 ])
