@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from core.console import make_console, print_error, styled
 from core.eval.registry import BENCHMARKS
 
 _BENCH_HELP = "Benchmark: " + ", ".join(BENCHMARKS) + "."
@@ -14,9 +15,7 @@ _MODE_HELP = "strict (the field's definition, default) or guir1 (GUI-R1's evalua
 
 
 def _fail(msg: str) -> None:
-    from core.console import make_console
-
-    make_console(stderr=True).print(f"[red]error:[/] {msg}")
+    print_error(msg)
     raise typer.Exit(2)
 
 
@@ -60,7 +59,7 @@ def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path
             for p in plot_result(result.to_json(), plots):
                 console.print(f"plot: {p}")
         except PlotsUnavailable as e:
-            console.print(f"[yellow]plots skipped:[/] {e}")
+            console.print(styled("plots skipped:", "yellow"), str(e))
     if gallery is not None:
         from core.eval.gallery import write_gallery
 
@@ -86,7 +85,6 @@ def register(app: typer.Typer) -> None:
         name: str = typer.Option("run", "--name", help="Run name in tables."),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
-        from core.console import make_console
         from core.eval.report import (
             load_run,
             make_run,
@@ -126,7 +124,6 @@ def register(app: typer.Typer) -> None:
         max_failures: int = typer.Option(100, "--max-failures"),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
-        from core.console import make_console
         from core.eval.registry import benchmark_for_file
         from core.eval.report import make_run, markdown_report, print_result, write_json, write_text
 
@@ -139,13 +136,13 @@ def register(app: typer.Typer) -> None:
             if b is not None:
                 groups.setdefault(b.name, []).append(f)
             elif f.suffix in (".json", ".jsonl"):
-                console.print(f"[yellow]skipped {f.name}: not named like a benchmark's predictions[/]")
+                console.print(styled(f"skipped {f.name}: not named like a benchmark's predictions", "yellow"))
         if not groups:
             _fail(f"no prediction files in {pred_dir} (expected e.g. {', '.join(list(BENCHMARKS)[:3])}_test.json)")
         results = []
         for bench in [b for b in BENCHMARKS if b in groups]:
             if mode not in BENCHMARKS[bench].modes:
-                console.print(f"[yellow]{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped[/]")
+                console.print(styled(f"{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped", "yellow"))
                 continue
             result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0)
             print_result(data, console)
@@ -165,7 +162,6 @@ def register(app: typer.Typer) -> None:
         markdown: Path | None = typer.Option(None, "--markdown", help="Also write the comparison as markdown."),
     ) -> None:
         """Two runs side by side, with the difference in points."""
-        from core.console import make_console
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
 
         try:

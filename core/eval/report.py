@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from core.console import make_console, styled
 from core.eval.registry import BENCHMARKS, get_benchmark
 from core.io import atomic_write_bytes
 
@@ -217,8 +218,6 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
     """A rich table of one benchmark result (headline numbers, then the per-group / per-category breakdown)."""
     from rich.table import Table
 
-    from core.console import make_console
-
     console = console or make_console()
     head = Table(title=f"{result['benchmark']} ({result['mode']} mode, {data_label(result)})")
     head.add_column("metric")
@@ -250,17 +249,15 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
         console.print(t)
     unp = result.get("unparseable", {})
     if unp.get("count"):
-        console.print(f"[yellow]{unp['count']} unparseable predictions counted as wrong[/]; first: "
+        console.print(styled(f"{unp['count']} unparseable predictions counted as wrong;", "yellow"), "first: "
                       + "; ".join(f"{e['where']} ({e['reason']})" for e in unp["examples"][:3]))
     for w in result.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {w['message']} ({w['count']}x"
+        console.print(styled("warning:", "yellow"), f"{w['message']} ({w['count']}x"
                       + (f", e.g. {', '.join(w['examples'][:2])}" if w["examples"] else "") + ")")
 
 
 def print_compare(a: Mapping[str, Any], b: Mapping[str, Any], console=None) -> None:
     from rich.table import Table
-
-    from core.console import make_console
 
     console = console or make_console()
     t = Table(title=f"{a['name']} vs {b['name']}")
@@ -271,6 +268,6 @@ def print_compare(a: Mapping[str, Any], b: Mapping[str, Any], console=None) -> N
             delta = DASH
         else:
             d = 100 * (vb - va)
-            delta = f"[green]{d:+.1f}[/]" if d > 0 else f"[red]{d:+.1f}[/]" if d < 0 else "0.0"
+            delta = styled(f"{d:+.1f}", "green") if d > 0 else styled(f"{d:+.1f}", "red") if d < 0 else "0.0"
         t.add_row(BENCHMARKS[bench].title, k, pct(va), pct(vb), delta)
     console.print(t)

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from core.console import print_error
+
 
 #: ``--prompt`` value meaning each step's training template (``core.prompts.default_template_for``).
 TRAINING_TEMPLATE = "train"
@@ -115,11 +117,11 @@ def infer(
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
     except ImportError as e:
-        typer.echo(f"error: the {backend.value} backend needs {e.name or e}, which this environment lacks: run "
-                   ".venvs/rl/bin/gui-agent (created by make setup; vllm: make setup-gpu)", err=True)
+        print_error(f"the {backend.value} backend needs {e.name or e}, which this environment lacks: run "
+                   ".venvs/rl/bin/gui-agent (created by make setup; vllm: make setup-gpu)")
         raise typer.Exit(2) from None
     except (RuntimeError, ValueError, OSError) as e:
-        typer.echo(f"error: cannot start the {backend.value} backend: {e}", err=True)
+        print_error(f"cannot start the {backend.value} backend: {e}")
         raise typer.Exit(2) from None
     typer.echo(f"infer: {backend.value} backend ready for {len(jobs)} file(s) ({model}, loaded in "
                f"{time.monotonic() - start:.1f} s; batch {runner_backend.batch_rows}: "
@@ -139,14 +141,14 @@ def infer(
                                         limit=limit, total=job.total, retry_failed=retry_failed,
                                         overwrite=overwrite)
             except (ValueError, OutputLockedError) as e:
-                typer.echo(f"error: {job.input}: {e}", err=True)
+                print_error(f"{job.input}: {e}")
                 raise typer.Exit(2) from None
             typer.echo(summary.render())
             failed += summary.failed
     finally:
         runner_backend.close()
     if failed:
-        typer.echo(f"error: {failed} rows failed (written with their 'error'); rerun with --retry-failed", err=True)
+        print_error(f"{failed} rows failed (written with their 'error'); rerun with --retry-failed")
         raise typer.Exit(1)
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from core.console import print_error
 from core.inference.cli import BackendName
 
 
@@ -83,7 +84,7 @@ def rollout(
 
     def bad(msg: str, hint: str) -> typer.Exit:
         """One plain line and exit 2 (no wrapped error box: its width depends on the terminal)."""
-        typer.echo(f"error: {hint}: {msg}", err=True)
+        print_error(f"{hint}: {msg}")
         return typer.Exit(2)
 
     try:
@@ -123,7 +124,7 @@ def rollout(
         try:
             runner_backend = make_backend(backend.value, model, gen=gen, batch_size=workers, **options)
         except (RuntimeError, ValueError, OSError) as e:
-            typer.echo(f"error: cannot start the {backend.value} backend: {e}", err=True)
+            print_error(f"cannot start the {backend.value} backend: {e}")
             raise typer.Exit(2) from None
         chosen = BackendPolicy(runner_backend)
     else:
@@ -139,7 +140,7 @@ def rollout(
                                                                "level": level, "max_steps": max_steps,
                                                                "max_screenshots": max_screenshots})
     except (OutputLockedError, ValueError) as e:
-        typer.echo(f"error: {e}", err=True)
+        print_error(e)
         raise typer.Exit(2) from None
     finally:
         if runner_backend is not None:
