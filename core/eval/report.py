@@ -16,6 +16,7 @@ from typing import Any
 
 from core.console import make_console, styled
 from core.eval.registry import BENCHMARKS, get_benchmark
+from core.markdown import md_table, md_text
 from core.io import atomic_write_bytes
 
 NAV_CELLS = ("type", "gr", "sr")
@@ -91,12 +92,6 @@ def _groups_in_order(per: Mapping[str, Any], known: tuple[str, ...]) -> list[str
     return [g for g in known if g in present] + sorted(present - set(known))
 
 
-def _md(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
-
-
 def data_label(result: Mapping[str, Any]) -> str:
     """``n=<rows>`` and the files a result was scored from: its prediction files and, where the rows record it
     (``image_source``), the benchmark data the predictions were made on."""
@@ -110,7 +105,7 @@ def data_label(result: Mapping[str, Any]) -> str:
 
 
 def _data_lines(runs: list[Mapping[str, Any]], benches: Iterable[str]) -> str:
-    lines = [f"- {r['name']} / {BENCHMARKS[b].title}: {data_label(r['results'][b])}"
+    lines = [f"- {md_text(r['name'])} / {BENCHMARKS[b].title}: {md_text(data_label(r['results'][b]))}"
              for b in benches for r in runs if b in r["results"]]
     return "\n\nRows and data:\n\n" + "\n".join(lines)
 
@@ -134,7 +129,7 @@ def _grounding_table(runs: list[Mapping[str, Any]], bench: str, known: tuple[str
         cells += [pct(m.get("per_ui_type", {}).get("text")), pct(m.get("per_ui_type", {}).get("icon")),
                   pct(m["overall"])]
         rows.append([r["name"]] + cells)
-    return f"### {title}\n\n" + _md(header, rows) + _data_lines(have, [bench])
+    return f"### {title}\n\n" + md_table(header, rows) + _data_lines(have, [bench])
 
 
 def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption: str) -> str | None:
@@ -149,7 +144,7 @@ def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption:
             m = r["results"].get(b, {}).get("metrics", {})
             vals += [m.get(c) for c in NAV_CELLS]
         rows.append([r["name"]] + [pct(v) for v in vals] + [pct(paper_overall(vals))])
-    return f"### {caption}\n\n" + _md(header, rows) + _data_lines(runs, present)
+    return f"### {caption}\n\n" + md_table(header, rows) + _data_lines(runs, present)
 
 
 def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
@@ -158,7 +153,7 @@ def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
         return None
     keys = list(headline(have[0]["results"][bench]))
     rows = [[r["name"]] + [pct(r["results"][bench]["metrics"].get(k)) for k in keys] for r in have]
-    return f"### {BENCHMARKS[bench].title}\n\n" + _md(["Model"] + keys, rows) + _data_lines(have, [bench])
+    return f"### {BENCHMARKS[bench].title}\n\n" + md_table(["Model"] + keys, rows) + _data_lines(have, [bench])
 
 
 def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
@@ -169,7 +164,7 @@ def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
     modes = sorted({r.get("mode", "?") for r in runs})
     if len(modes) > 1:  # say which mode each row is in
         runs = [{**r, "name": f"{r['name']} ({r.get('mode', '?')})"} for r in runs]
-    parts = [f"## Evaluation ({', '.join(modes)} mode)"]
+    parts = [f"## Evaluation ({md_text(', '.join(modes))} mode)"]
     for t in (_grounding_table(runs, "screenspot", SCREENSPOT_GROUPS),
               _grounding_table(runs, "screenspot_v2", SCREENSPOT_GROUPS),
               _grounding_table(runs, "screenspot_pro", SCREENSPOT_PRO_GROUPS),
@@ -183,9 +178,10 @@ def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
         for b, res in r["results"].items():
             u = res.get("unparseable", {}).get("count", 0)
             if u:
-                notes.append(f"- {r['name']} / {b}: {u} of {res['n_rows']} predictions unparseable (counted wrong)")
+                notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {u} of {res['n_rows']} predictions "
+                             "unparseable (counted wrong)")
             for w in res.get("warnings", []):
-                notes.append(f"- {r['name']} / {b}: {w['message']} ({w['count']}x)")
+                notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {md_text(w['message'])} ({w['count']}x)")
     if notes:
         parts.append("Notes:\n\n" + "\n".join(notes))
     return "\n\n".join(parts) + "\n"
@@ -209,7 +205,7 @@ def compare_markdown(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     for bench, k, va, vb in compare_rows(a, b):
         delta = DASH if va is None or vb is None else f"{100 * (vb - va):+.1f}"
         rows.append([BENCHMARKS[bench].title, k, pct(va), pct(vb), delta])
-    return _md(["Benchmark", "Metric", a["name"], b["name"], "Δ"], rows) + "\n"
+    return md_table(["Benchmark", "Metric", a["name"], b["name"], "Δ"], rows) + "\n"
 
 
 # --------------------------------------------------------------------------------------------------- console
