@@ -63,6 +63,23 @@ def pct(v: float | None) -> str:
     return DASH if v is None else f"{100 * v:.1f}"
 
 
+def left_out_note(result: Mapping[str, Any], key: str) -> str:
+    """`` (n=4 of 73)`` when the ``key`` number of ``result`` leaves rows out of its denominator (GUI-R1's
+    evaluator drops zero-hit categories: ``counts[key]["left_out"]``), else empty."""
+    c = (result.get("counts") or {}).get(key)
+    if not isinstance(c, Mapping) or not c.get("left_out"):
+        return ""
+    return f" (n={c['n']} of {c['n'] + c['left_out']})"
+
+
+def shown_number(result: Mapping[str, Any] | None, key: str) -> str:
+    """The ``key`` metric of ``result`` as a table shows it: a percentage with one decimal and, where rows are
+    left out of it, how many (:func:`left_out_note`); a dash when missing."""
+    if not result:
+        return DASH
+    return pct(result["metrics"].get(key)) + left_out_note(result, key)
+
+
 def paper_overall(cells: Iterable[float | None]) -> float | None:
     """The paper's Overall column: the plain mean of the Type/GR/SR cells of a table row (missing cells skipped)."""
     vals = [c for c in cells if c is not None]
@@ -139,11 +156,12 @@ def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption:
     header = ["Model"] + [f"{BENCHMARKS[b].title} {c}" for b in present for c in ("Type", "GR", "SR")] + ["Overall"]
     rows = []
     for r in runs:
-        vals = []
+        vals, cells = [], []
         for b in present:
-            m = r["results"].get(b, {}).get("metrics", {})
-            vals += [m.get(c) for c in NAV_CELLS]
-        rows.append([r["name"]] + [pct(v) for v in vals] + [pct(paper_overall(vals))])
+            res = r["results"].get(b)
+            vals += [res["metrics"].get(c) if res else None for c in NAV_CELLS]
+            cells += [shown_number(res, c) for c in NAV_CELLS]
+        rows.append([r["name"]] + cells + [pct(paper_overall(vals))])
     return f"### {caption}\n\n" + md_table(header, rows) + _data_lines(runs, present)
 
 
@@ -152,7 +170,7 @@ def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
     if not have:
         return None
     keys = list(headline(have[0]["results"][bench]))
-    rows = [[r["name"]] + [pct(r["results"][bench]["metrics"].get(k)) for k in keys] for r in have]
+    rows = [[r["name"]] + [shown_number(r["results"][bench], k) for k in keys] for r in have]
     return f"### {BENCHMARKS[bench].title}\n\n" + md_table(["Model"] + keys, rows) + _data_lines(have, [bench])
 
 
@@ -200,11 +218,15 @@ def compare_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, 
     return rows
 
 
+def _compare_cells(a: Mapping[str, Any], b: Mapping[str, Any], bench: str, k: str) -> tuple[str, str]:
+    return shown_number(a["results"].get(bench), k), shown_number(b["results"].get(bench), k)
+
+
 def compare_markdown(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     rows = []
     for bench, k, va, vb in compare_rows(a, b):
         delta = DASH if va is None or vb is None else f"{100 * (vb - va):+.1f}"
-        rows.append([BENCHMARKS[bench].title, k, pct(va), pct(vb), delta])
+        rows.append([BENCHMARKS[bench].title, k, *_compare_cells(a, b, bench, k), delta])
     return md_table(["Benchmark", "Metric", a["name"], b["name"], "Δ"], rows) + "\n"
 
 
@@ -220,9 +242,9 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
     head.add_column("value %", justify="right")
     head.add_column("hits / n", justify="right")
     counts = result.get("counts", {})
-    for k, v in headline(result).items():
+    for k in headline(result):
         c = counts.get(k) or (counts if k == "overall" else {})
-        head.add_row(k, pct(v), f"{c.get('hits', '')} / {c.get('n', '')}" if c else "")
+        head.add_row(k, shown_number(result, k), f"{c.get('hits', '')} / {c.get('n', '')}" if c else "")
     console.print(head)
     m = result["metrics"]
     if "per_group" in m and "overall" in m:
@@ -265,5 +287,5 @@ def print_compare(a: Mapping[str, Any], b: Mapping[str, Any], console=None) -> N
         else:
             d = 100 * (vb - va)
             delta = styled(f"{d:+.1f}", "green") if d > 0 else styled(f"{d:+.1f}", "red") if d < 0 else "0.0"
-        t.add_row(BENCHMARKS[bench].title, k, pct(va), pct(vb), delta)
+        t.add_row(BENCHMARKS[bench].title, k, *_compare_cells(a, b, bench, k), delta)
     console.print(t)
