@@ -194,7 +194,7 @@ def test_guir1_crash_cases_report_zero_with_warning():
     del rows[1]["pred_action"]
     res = score_records(recs(rows), "guiodyssey", "guir1")
     assert res.n_rows == 3
-    assert res.counts["type"] == {"hits": 2, "n": 3} and res.counts["gr"] == {"hits": 2, "n": 3}
+    assert res.counts["type"] == {"hits": 2, "n": 3, "left_out": 0} and res.counts["gr"] == {"hits": 2, "n": 3, "left_out": 0}
     assert {w["examples"][0] for w in res.warnings} == {"mem:1", "mem:2"}
 
 
