@@ -65,8 +65,11 @@ def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path
 
         info = write_gallery(result.failures, gallery, title=f"{result.benchmark} failures ({result.mode})",
                              image_root=image_root)
+        refused = (f", {info['refused']} image paths outside the prediction file's folder and --image-root refused"
+                   if info["refused"] else "")
         console.print(f"gallery: {info['html']} ({info['rows']} failures, {info['with_image']} with screenshots"
-                      + (", screenshots not available for the others" if info["without_image"] else "") + ")")
+                      + (", screenshots not available for the others" if info["without_image"] else "")
+                      + refused + ")")
 
 
 def register(app: typer.Typer) -> None:
