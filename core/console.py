@@ -56,3 +56,11 @@ def make_console(stderr: bool = False):
 def print_error(message: Any) -> None:
     """Print ``error: <message>`` on stderr (red on a terminal); ``message`` is shown as plain text."""
     make_console(stderr=True).print(styled("error:", "red"), message)
+
+
+def progress_bar(iterable: Any = None, *, enabled: bool = True, **kwargs: Any):
+    """A ``tqdm`` progress bar on stderr, drawn only when stderr is a terminal and ``enabled`` (logs and pipes get
+    no bar lines; ``TQDM_DISABLE=1`` turns every bar off). Every command's progress goes through this."""
+    from tqdm import tqdm
+
+    return tqdm(iterable, disable=None if enabled else True, **kwargs)

@@ -206,14 +206,14 @@ def write_parquet(rows: Iterable[dict[str, Any]], path: Path, *, label: str, bat
     row count. The first row group fixes the schema."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     from core.io import atomic_path
 
     n, batch, writer = 0, [], None
     with atomic_path(path) as tmp:
         try:
-            for row in tqdm(rows, desc=label, unit="row"):
+            for row in progress_bar(rows, desc=label, unit="row"):
                 batch.append(dict(row, extra_info=_arrow_safe(row["extra_info"])))
                 if len(batch) == batch_rows:
                     writer = _write_batch(writer, batch, tmp, pa, pq)

@@ -44,9 +44,9 @@ data_app = typer.Typer(help="Convert, clean, annotate and inspect GUI-agent data
 
 
 def _progress(steps: Iterable[Step], desc: str) -> Iterator[Step]:
-    from tqdm import tqdm
+    from core.console import progress_bar
 
-    yield from tqdm(steps, desc=desc, unit=" steps", mininterval=1.0, disable=None)
+    yield from progress_bar(steps, desc=desc, unit=" steps", mininterval=1.0)
 
 
 

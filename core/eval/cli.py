@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from core.console import make_console, print_error, styled
+from core.console import make_console, print_error, progress_bar, styled
 from core.eval.registry import BENCHMARKS
 
 _BENCH_HELP = "Benchmark: " + ", ".join(BENCHMARKS) + "."
@@ -26,8 +26,6 @@ MAX_INPUTS_NAMED = 5
 def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
     """Score ``paths``; returns ``(EvalResult, its JSON with "data")``: the prediction files and the benchmark
     files their rows were predicted from (``image_source``), so every table can name what it ran on."""
-    from tqdm import tqdm
-
     from core.eval.io import PredictionFileError, iter_records
     from core.eval.metrics import score_records
 
@@ -41,9 +39,8 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
             yield rec
 
     try:
-        # a bar only on a terminal (disable=None): logs get no empty "0 rows" line before each table
-        records = tqdm(noting_inputs(iter_records(paths)), desc=f"{benchmark} ({mode})", unit=" rows", leave=False,
-                       disable=None)
+        # a bar only on a terminal: logs get no empty "0 rows" line before each table
+        records = progress_bar(noting_inputs(iter_records(paths)), desc=f"{benchmark} ({mode})", unit=" rows", leave=False)
         result = score_records(records, benchmark, mode, max_failures=max_failures)
     except (PredictionFileError, ValueError) as e:
         _fail(str(e))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -128,7 +129,7 @@ def infer(
                f"{getattr(runner_backend, 'batch_source', 'given')})", err=True)
     from core.inference.bench import iter_benchmark
 
-    failed = 0
+    failed, written, reasons = 0, 0, Counter()
     try:
         for job in jobs:
             typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
@@ -144,9 +145,14 @@ def infer(
                 print_error(f"{job.input}: {e}")
                 raise typer.Exit(2) from None
             typer.echo(summary.render())
-            failed += summary.failed
+            failed, written = failed + summary.failed, written + summary.written
+            reasons.update(summary.error_reasons)
     finally:
         runner_backend.close()
+    if failed and failed == written and len(reasons) == 1:  # e.g. the server is down: no result at all
+        print_error(f"every row failed for one reason, so this is no result: {next(iter(reasons))} (fix it, then "
+                    "rerun with --retry-failed)")
+        raise typer.Exit(2)
     if failed:
         print_error(f"{failed} rows failed (written with their 'error'); rerun with --retry-failed")
         raise typer.Exit(1)

@@ -91,6 +91,9 @@ def rollout(
         entry, tmpl = get_env(env), get_template(template)
     except ValueError as e:
         raise bad(str(e), "--env/--template") from None
+    problem = entry.missing_setup()
+    if problem:  # an env that cannot start is an error, never a run of failed episodes
+        raise bad(problem, f"--env {env}")
     for name, value in (("--max-steps", max_steps), ("--max-screenshots", max_screenshots), ("--workers", workers)):
         if value < 1:
             raise bad("must be >= 1", name)
@@ -148,6 +151,10 @@ def rollout(
     if json_path is not None:
         atomic_write_json(json_path, summary)
     typer.echo(render_summary(summary))
+    reasons = summary["error_reasons"]
+    if summary["episodes"] and summary["errors"] == summary["episodes"] and len(reasons) == 1:
+        print_error(f"every episode failed for one reason, so this is no result: {next(iter(reasons))}")
+        raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:
