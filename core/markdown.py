@@ -4,11 +4,11 @@ Rules (CommonMark 0.31 and GitHub Flavored Markdown 0.29 tables):
 
 * :func:`md_text`: every ASCII punctuation character that can start Markdown syntax, HTML or an entity is
   backslash-escaped (CommonMark §2.4: any ASCII punctuation may be), so ``<img onerror=...>`` prints as text,
-  ``*x*`` stays literal and ``|`` cannot end a table cell; line breaks become ``<br>`` so a newline cannot start a
-  new row or block; control characters other than tab become ``\\xNN``.
+  ``*x*`` stays literal and ``|`` cannot end a table cell; a line break is shown as ``\\n`` (so it cannot start a
+  new row or block) and any other control character but tab as ``\\xNN``, as in the terminal.
 * :func:`md_code`: a code span whose backtick fence is longer than any backtick run inside (CommonMark §6.1), so
   a backtick in model text cannot end the span; ``|`` is escaped (GFM §4.10: a pipe ends a cell even inside
-  code); line breaks become spaces.
+  code); line breaks are shown as ``\\n``.
 * :func:`md_table`: a table whose plain-string cells go through :func:`md_text`; cells already built as
   Markdown (:class:`Md`, e.g. from :func:`md_code`) are kept.
 """
@@ -25,8 +25,9 @@ from core.console import shown_text
 #: strikethrough, math, autolinks or a table cell; the others start nothing inside a line.
 #: ``_`` between two letters or digits opens no emphasis (CommonMark §6.2), so ``qwen2_5_vl`` stays readable.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>&|~!#{}$@]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
-#: What starts a block at the beginning of the text (list item, setext underline, ordered list): escaped there.
-_LIST_START = re.compile(r"^[-+=]")
+#: What starts a block at the beginning of the text (a list item, a thematic break or setext underline, an
+#: ordered list item): its first character is escaped.
+_LIST_START = re.compile(r"^(?=[-+*][ \t]|[-+*]$|[-=*_][-=*_ \t]*$)")
 _ORDERED_START = re.compile(r"^(\d+)([.)])(?=[ \t]|$)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _BACKTICKS = re.compile(r"`+")
@@ -38,19 +39,19 @@ class Md(str):
 
 def _one_kind_of_break(value: Any, replacement: str) -> str:
     """``value`` as text with every line break replaced and other control characters escaped (``\\xNN``)."""
-    return shown_text(_LINE_BREAK.sub(replacement, "" if value is None else str(value)))
+    return shown_text(_LINE_BREAK.sub(lambda _: replacement, "" if value is None else str(value)))
 
 
 def md_text(value: Any) -> Md:
     """``value`` (None: empty) as Markdown inline text that renders exactly as written, on one line."""
     text = _MD_SPECIAL.sub(r"\\\1", _one_kind_of_break(value, "\n"))
-    text = _ORDERED_START.sub(r"\1\\\2", _LIST_START.sub(lambda m: "\\" + m.group(), text))
-    return Md(text.replace("\n", "<br>"))
+    text = _ORDERED_START.sub(r"\1\\\2", _LIST_START.sub("\\\\", text))
+    return Md(text.replace("\n", "\\n"))
 
 
 def md_code(value: Any) -> Md:
     """``value`` as an inline code span that nothing inside can end, safe in a table cell."""
-    text = _one_kind_of_break(value, " ").replace("|", "\\|")
+    text = _one_kind_of_break(value, "\\n").replace("|", "\\|")
     if not text:
         return Md("")
     fence = "`" * (max((len(m) for m in _BACKTICKS.findall(text)), default=0) + 1)
