@@ -77,7 +77,7 @@ def infer(
 ) -> None:
     """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
     for all of them. Exit 0 when every row was answered, 1 when some rows failed (each is written with its
-    error), 2 when the run could not start (one error line)."""
+    error), 2 when the run could not start or every new row failed for one reason (one error line)."""
     from core.inference.backends import GenerationConfig, make_backend
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor

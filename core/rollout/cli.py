@@ -73,7 +73,8 @@ def rollout(
     served_model_name: Annotated[str | None, typer.Option(help="openai: model name in requests.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="GUI_AGENT_API_KEY", help="openai: bearer token.")] = None,
 ) -> None:
-    """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success."""
+    """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success.
+    An env that cannot start here, or a run whose every episode failed for one reason, is an error (exit 2)."""
     from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.io import OutputLockedError, atomic_write_json
