@@ -31,10 +31,6 @@ GOLD = (0, 200, 0)
 PRED = (255, 0, 0)
 
 
-#: The note of a row whose image_path leaves every allowed folder: said without opening (or testing) the file.
-REFUSED = "image outside the root"
-
-
 def image_file(row: Mapping[str, Any], image_root: str | Path | None = None) -> tuple[Path | None, bool]:
     """``(path, refused)``: the row's ``image_path`` found inside the prediction file's folder or ``image_root``,
     by the rule every data reader follows (:func:`core.data.ingest._common.image_candidates`: the path as
@@ -132,6 +128,8 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
     never opened)."""
     from PIL import Image
 
+    from core.data.ingest._common import OUTSIDE_ROOT
+
     out = Path(out_dir)
     cards, with_img, refused = [], 0, 0
     inline = inline_images(failures, image_root)
@@ -140,7 +138,7 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
         if src is None and image_file(row, image_root)[1]:
             refused += 1
             pic = (f'<p class="noimg">screenshot refused: {_esc(row.get("image_path"))} lies outside the prediction '
-                   f"file's folder and --image-root ({REFUSED}; not opened)</p>")
+                   f"file's folder and --image-root ({OUTSIDE_ROOT}; not opened)</p>")
         elif src is not None:
             try:
                 png = draw_failure(src, row, out / "img" / f"{i:05d}.png")
