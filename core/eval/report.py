@@ -16,8 +16,8 @@ from typing import Any
 
 from core.console import make_console, styled
 from core.eval.registry import BENCHMARKS, get_benchmark
-from core.markdown import md_table, md_text
 from core.io import atomic_write_bytes
+from core.markdown import md_table, md_text
 
 NAV_CELLS = ("type", "gr", "sr")
 #: Column order of the GUI-R1 paper tables.
