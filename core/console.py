@@ -55,7 +55,7 @@ def make_console(stderr: bool = False):
 
 def print_error(message: Any) -> None:
     """Print ``error: <message>`` on stderr (red on a terminal); ``message`` is shown as plain text."""
-    make_console(stderr=True).print(styled("error:", "red"), message)
+    make_console(stderr=True).print(styled("error:", "red"), str(message))
 
 
 def progress_bar(iterable: Any = None, *, enabled: bool = True, **kwargs: Any):
