@@ -1,19 +1,66 @@
-"""The rich console every command prints through: the real terminal width on a terminal; in logs and pipes
-no wrapping at all (rich would otherwise fold long paths at 80 columns) and no colour codes."""
+"""The one owner of text shown in the terminal.
+
+Every command prints through :func:`make_console`: a ``rich`` console on which no string is ever read as markup,
+emoji code or highlight (a model answer ``[/]``, a path ``[bold]x`` or a group ``:smile:`` prints as written), and
+whose control characters (ESC, BEL, ...) are shown as escapes (``\\x1b``) instead of reaching the terminal.  Our own
+styling is built from :func:`styled` pieces, never from markup strings.  On a terminal the console wraps at its
+width; in logs and pipes it does not wrap at all (rich would otherwise fold long paths at 80 columns) and prints no
+colour codes.  :func:`print_error` is the ``error: ...`` line of every command.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
+from typing import Any
 
 #: Width used when the output is not a terminal: wide enough that no table or path is folded.
 LOG_WIDTH = 10_000
 
+#: C0 and C1 control characters other than newline and tab, and DEL: shown as ``\xNN`` escapes.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown_text(value: Any) -> str:
+    """``value`` as a string safe to write to a terminal: control characters other than newline and tab become
+    visible escapes (``\\x1b``); nothing else changes."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if value is None else str(value))
+
+
+def styled(value: Any, style: str):
+    """A ``rich.text.Text`` of ``value`` (control characters escaped, never markup) in ``style``."""
+    from rich.text import Text
+
+    return Text(shown_text(value), style=style)
+
 
 def make_console(stderr: bool = False):
-    """A ``rich.console.Console`` on stdout (or stderr) that only wraps on a terminal."""
+    """A ``rich.console.Console`` on stdout (or stderr) that shows every string as plain text (see the module
+    docstring) and only wraps on a terminal."""
     from rich.console import Console
 
+    class ShownConsole(Console):
+        """Every string (printed, a table cell, a title) passes :meth:`render_str`: plain text, controls escaped."""
+
+        def render_str(self, text: str, **kwargs: Any):
+            kwargs.update(markup=False, emoji=False, highlight=False)
+            return super().render_str(shown_text(text), **kwargs)
+
     stream = sys.stderr if stderr else sys.stdout
+    common = {"stderr": stderr, "markup": False, "emoji": False, "highlight": False}
     if stream.isatty():
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, width=LOG_WIDTH, soft_wrap=True, no_color=True, highlight=False)
+        return ShownConsole(**common)
+    return ShownConsole(width=LOG_WIDTH, soft_wrap=True, no_color=True, **common)
+
+
+def print_error(message: Any) -> None:
+    """Print ``error: <message>`` on stderr (red on a terminal); ``message`` is shown as plain text."""
+    make_console(stderr=True).print(styled("error:", "red"), str(message))
+
+
+def progress_bar(iterable: Any = None, *, enabled: bool = True, **kwargs: Any):
+    """A ``tqdm`` progress bar on stderr, drawn only when stderr is a terminal and ``enabled`` (logs and pipes get
+    no bar lines; ``TQDM_DISABLE=1`` turns every bar off). Every command's progress goes through this."""
+    from tqdm import tqdm
+
+    return tqdm(iterable, disable=None if enabled else True, **kwargs)

@@ -161,3 +161,23 @@ __all__ = [
     "QWEN25VL_MAX_PIXELS", "QWEN25VL_MIN_PIXELS", "QWEN3VL_FACTOR", "box_center", "clip_box",
     "normalized_distance", "point_in_box", "smart_resize", "xywh_to_xyxy",
 ]
+
+
+#: What :func:`shown_coords` prints for a missing point or GUI-R1's ``[-100, -100]`` "no target" sentinel.
+NO_POINT = "no point"
+
+
+def shown_coords(value: object) -> str:
+    """A point or box as shown to a person (galleries, tables): each number with at most one decimal
+    (``[540, 1203.5]``); None and GUI-R1's ``[-100, -100]`` sentinel read ``no point``; anything that is not a
+    list of finite numbers is shown as written (``str``)."""
+    from core.actions import GUIR1_NO_TARGET
+
+    if value is None:
+        return NO_POINT
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        if tuple(float(v) for v in value) == GUIR1_NO_TARGET:
+            return NO_POINT
+        return "[" + ", ".join(f"{round(float(v), 1) + 0.0:.1f}".removesuffix(".0") for v in value) + "]"
+    return str(value)

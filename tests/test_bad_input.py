@@ -430,10 +430,11 @@ def test_gallery_lists_a_decompression_bomb_and_unreadable_rows_without_crashing
     from core.eval.gallery import write_gallery
 
     (tmp_path / "bomb.png").write_bytes(png_bomb)
+    (tmp_path / "shot.png").write_bytes(SHOT.read_bytes())
     rows = [{"id": "bomb", "image_path": str(tmp_path / "bomb.png"), "gt_box": [1, 2, 3, 4], "pred": "x"},
-            {"id": "nan", "image_path": str(SHOT), "gt_box": [float("nan")] * 4, "pred_point": [1e308, -1e308]},
-            {"id": "ok", "image_path": str(SHOT), "gt_box": [10, 20, 100, 200], "pred_point": [50, 60]}]
-    out = write_gallery(rows, tmp_path / "gallery")
+            {"id": "nan", "image_path": "shot.png", "gt_box": [float("nan")] * 4, "pred_point": [1e308, -1e308]},
+            {"id": "ok", "image_path": "shot.png", "gt_box": [10, 20, 100, 200], "pred_point": [50, 60]}]
+    out = write_gallery(rows, tmp_path / "gallery", image_root=tmp_path)
     page = Path(out["html"]).read_text()
     assert (out["rows"], out["with_image"]) == (3, 2)  # NaN box and a 1e308 point draw (clipped), the bomb not
     assert "screenshot unreadable (DecompressionBombError" in page
@@ -452,7 +453,8 @@ def test_eval_with_lone_surrogates_in_model_text_writes_every_report(tmp_path):
     pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "ev"
     r = subprocess.run([sys.executable, "-m", "core", "eval", "--predictions", pred, "--benchmark", "screenspot",
-                        "--json", out / "r.json", "--markdown", out / "r.md", "--gallery", out / "g"],
+                        "--json", out / "r.json", "--markdown", out / "r.md", "--gallery", out / "g",
+                        "--image-root", SHOT.parent],
                        capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     page = (out / "g" / "index.html").read_text()

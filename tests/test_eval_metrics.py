@@ -159,8 +159,8 @@ def test_guir1_zero_hit_category_leaves_the_denominator():
     res = score_records(recs(two_long_press_rows()), "androidcontrol_low", "guir1")
     # Type: android-long_press has no type hit -> its 2 rows leave the denominator: 2 / (4 - 2)
     assert res.metrics["type"] == 1.0
-    assert res.counts["type"] == {"hits": 2, "n": 2}
-    assert res.counts["rows_left_out_of_denominators"]["type"] == 2
+    assert res.counts["type"] == {"hits": 2, "n": 2, "left_out": 2}
+    assert res.counts["gr"] == {"hits": 2, "n": 3, "left_out": 0}
     # GR: long_press 1/2 (grounding regardless of the predicted action) + click 1/1
     assert res.metrics["gr"] == pytest.approx(2 / 3)
     # Step: (grounding 2 + text 1) / (grounding 3 + text 1)
@@ -194,7 +194,7 @@ def test_guir1_crash_cases_report_zero_with_warning():
     del rows[1]["pred_action"]
     res = score_records(recs(rows), "guiodyssey", "guir1")
     assert res.n_rows == 3
-    assert res.counts["type"] == {"hits": 2, "n": 3} and res.counts["gr"] == {"hits": 2, "n": 3}
+    assert res.counts["type"] == {"hits": 2, "n": 3, "left_out": 0} and res.counts["gr"] == {"hits": 2, "n": 3, "left_out": 0}
     assert {w["examples"][0] for w in res.warnings} == {"mem:1", "mem:2"}
 
 

@@ -70,7 +70,7 @@ def test_gallery_draws_gold_box_and_predicted_point(tmp_path):
     assert len(res.failures) == 3
     info = write_gallery(res.failures, tmp_path / "gallery", image_root=IMAGES)
     assert info == {"html": str(tmp_path / "gallery" / "index.html"), "rows": 3, "with_image": 2,
-                    "without_image": 1}
+                    "without_image": 1, "refused": 0}
     page = (tmp_path / "gallery" / "index.html").read_text()
     assert "screenshot not available: missing.png" in page and rows[0]["instruction"] in page
     from PIL import Image

@@ -1,5 +1,6 @@
 """Failures of predictions made from a benchmark parquet (images inline) still get their screenshot drawn, and each
-row's screenshot is resolved in order: a readable image_path, the inline image (image_source), --image-root."""
+row's screenshot is resolved in order: an image_path inside --image-root or the predictions' folder, then the
+inline image (image_source)."""
 
 import io
 import json
@@ -49,21 +50,25 @@ def _thumb_sizes(gallery) -> list[tuple[int, int]]:
     return out
 
 
-def test_gallery_resolves_readable_path_then_inline_then_image_root(tmp_path, shared_data):
+def test_gallery_resolves_confined_path_then_inline(tmp_path, shared_data):
     # AitZ rows carry a relative image_path that does not resolve from here: the inline image is used
     rows, failures = _aitz_failures(tmp_path, shared_data, image_path="GOOGLE_APPS-1/step_0.png")
     info = write_gallery(failures, tmp_path / "g1", image_root=tmp_path / "nowhere")
     assert info["with_image"] == len(rows) == 4
     assert set(_thumb_sizes(tmp_path / "g1")) == {(270, 600)}  # the AitZ screenshots, drawn from the parquet
-    # a readable image_path wins over the inline image (a 2560x1440 ScreenSpot screenshot -> 800x450 thumbnail)
+    # an image_path inside --image-root wins over the inline image (a 2560x1440 ScreenSpot screenshot -> 800x450)
     shot = next((shared_data / "screenspot" / "images").glob("*.png"))
     readable = [{**f, "image_path": str(shot)} for f in failures]
-    assert write_gallery(readable, tmp_path / "g2")["with_image"] == 4
+    assert write_gallery(readable, tmp_path / "g2", image_root=shot.parent)["with_image"] == 4
     assert set(_thumb_sizes(tmp_path / "g2")) == {(800, 450)}
-    # neither readable nor inline (the benchmark file is gone): --image-root is tried last
-    no_source = [{**f, "image_path": f"sub/{shot.name}", "image_source": str(tmp_path / "gone.parquet")}
-                 for f in failures]
-    assert write_gallery(no_source, tmp_path / "g3")["with_image"] == 0
+    # the same absolute path without --image-root lies outside the predictions' folder: refused, inline used
+    info = write_gallery(readable, tmp_path / "g2b")
+    assert info["with_image"] == 4 and info["refused"] == 0 and set(_thumb_sizes(tmp_path / "g2b")) == {(270, 600)}
+    # neither under a root nor inline (the benchmark file is gone): refused without --image-root, found with it
+    no_source = [{**f, "image_path": str(shot), "image_source": str(tmp_path / "gone.parquet")} for f in failures]
+    info = write_gallery(no_source, tmp_path / "g3")
+    assert info["with_image"] == 0 and info["refused"] == 4
+    assert "screenshot refused" in (tmp_path / "g3" / "index.html").read_text()
     assert write_gallery(no_source, tmp_path / "g4", image_root=shot.parent)["with_image"] == 4
 
 

@@ -1,6 +1,7 @@
 """Issue 12, OpenAI backend: every failure of a real HTTP server on loopback (a scripted ``http.server``) is a
 named error, the timeout bounds the whole request, retries back off exponentially with jitter, and
-``gui-agent infer`` exits 2 with one line when no server runs and non-zero when rows failed."""
+``gui-agent infer`` exits 2 with one line when no server runs or every row failed for one reason, and non-zero
+when rows failed."""
 
 from __future__ import annotations
 
@@ -171,8 +172,10 @@ def test_infer_without_a_server_is_one_line_exit_2_and_failed_rows_exit_non_zero
     assert "is the server running" in errors[0] and not out.exists()
     r = infer_cli("--backend", "openai", "--model", url, "--served-model-name", "m", "--timeout", 2,
                   "--input", bench, "--output", out)
-    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
-    assert "error: 4 rows failed" in r.stderr
+    # every row failed for the same reason (no server): an error naming it, exit 2, never a 0% result
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(errors) == 1, r.stderr
+    assert errors[0].startswith("error: every row failed for one reason") and "ConnectError" in errors[0]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 4 and all("ConnectError" in row["error"] for row in rows)
 
@@ -219,7 +222,8 @@ def test_infer_pixel_limit_is_a_flag(server, tmp_path):
     url, _ = server
     r = infer_cli("--backend", "openai", "--model", url, "--input", bench, "--output", tmp_path / "p.jsonl",
                   "--max-image-pixels", 100_000)
-    assert r.returncode == 1 and "error: 4 rows failed" in r.stderr, r.stderr
+    assert r.returncode == 2 and "error: every row failed for one reason, so this is no result: image too large" \
+        in r.stderr, r.stderr
     rows = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
     assert [row["error"] for row in rows] == ["image too large"] * 4
 

@@ -252,7 +252,7 @@ def write_splits(keyed_rows: Iterable[tuple[str, dict[str, Any]]], paths: dict[s
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     from core.io import atomic_path
 
@@ -262,7 +262,7 @@ def write_splits(keyed_rows: Iterable[tuple[str, dict[str, Any]]], paths: dict[s
     with contextlib.ExitStack() as stack:
         tmps = {k: stack.enter_context(atomic_path(p)) for k, p in paths.items()}
         try:
-            for key, row in tqdm(keyed_rows, desc=label, unit="row", disable=not sys.stderr.isatty()):
+            for key, row in progress_bar(keyed_rows, desc=label, unit="row"):
                 batches[key].append(dict(row, extra_info=_arrow_safe(row["extra_info"])))
                 if len(batches[key]) == batch_rows:
                     writers[key] = _write_batch(writers[key], batches[key], tmps[key], pa, pq)

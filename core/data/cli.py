@@ -20,6 +20,7 @@ from typing import Any
 
 import typer
 
+from core.console import print_error
 from core.data.summary import ConversionSummary
 from core.io import publish
 from core.schema import Step, StepValidationError
@@ -43,9 +44,9 @@ data_app = typer.Typer(help="Convert, clean, annotate and inspect GUI-agent data
 
 
 def _progress(steps: Iterable[Step], desc: str) -> Iterator[Step]:
-    from tqdm import tqdm
+    from core.console import progress_bar
 
-    yield from tqdm(steps, desc=desc, unit=" steps", mininterval=1.0, disable=None)
+    yield from progress_bar(steps, desc=desc, unit=" steps", mininterval=1.0)
 
 
 
@@ -326,7 +327,7 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except (StepValidationError, OSError, ValueError, KeyError, pa.ArrowException, OutputLockedError) as e:
-        typer.echo(f"error: {_error_line(e)}", err=True)
+        print_error(_error_line(e))
         raise typer.Exit(2) from None
 
 
@@ -445,11 +446,12 @@ def inspect_cmd(
     if as_json:
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
         return
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    console.print(f"[bold]{report['steps']}[/] steps ({report['with_bbox']} with a bbox) from {input_path}")
+    from core.console import make_console, styled
+
+    console = make_console()
+    console.print(styled(report["steps"], "bold"), f"steps ({report['with_bbox']} with a bbox) from {input_path}")
     for key in ("source", "action", "task_type", "group", "ui_type", "image_size", "bbox_convention"):
         if report[key]:
             table = Table(title=key)

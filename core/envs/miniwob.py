@@ -92,6 +92,38 @@ _KEY_OF_ACTION = {"press_enter": "enter", "enter": "enter", "press_tab": "tab", 
                   "press_down": "down", "press_pgdn": "pagedown"}
 
 
+#: The command that installs everything this env needs.
+SETUP_COMMAND = "make setup-web"
+
+
+def browser_paths(chromium: str | None = None, chromedriver: str | None = None) -> tuple[str, str]:
+    """The Chromium and chromedriver this env starts: the arguments, else ``MINIWOB_CHROME_BINARY`` /
+    ``MINIWOB_CHROMEDRIVER``, else Debian's :data:`CHROMIUM` / :data:`CHROMEDRIVER`."""
+    return (chromium or os.environ.get("MINIWOB_CHROME_BINARY") or CHROMIUM,
+            chromedriver or os.environ.get("MINIWOB_CHROMEDRIVER") or CHROMEDRIVER)
+
+
+def missing_browser(chromium: str, chromedriver: str) -> str | None:
+    """Why the browser cannot start (a program missing, naming :data:`SETUP_COMMAND`), or None."""
+    for path in (chromium, chromedriver):
+        if not os.access(path, os.X_OK):
+            return f"{path} is missing: run `{SETUP_COMMAND}` (installs Debian's chromium and chromium-driver)"
+    return None
+
+
+def missing_setup() -> str | None:
+    """Why this env cannot start in this process (the ``miniwob`` / ``selenium`` packages or the browser missing),
+    in one line naming :data:`SETUP_COMMAND`; None when it can. Checked before a run starts, so a missing
+    dependency is an error, never a run of failed episodes."""
+    try:
+        import miniwob  # noqa: F401
+        import selenium  # noqa: F401
+    except ImportError as e:
+        return (f"the MiniWoB++ env needs the Python package {e.name or e}, which this environment lacks: run "
+                f"`{SETUP_COMMAND}`")
+    return missing_browser(*browser_paths())
+
+
 class BrowserError(RuntimeError):
     """The browser died, hung past the deadline or could not start; it has been killed (the next reset restarts
     it). Deliberately not a ``ValueError``: the episode is an env error, not an invalid action."""
@@ -317,8 +349,7 @@ class MiniWoBEnv(gym.Env):
         limit = time_limit_s if time_limit_s is not None else os.environ.get("MINIWOB_TIME_LIMIT_S")
         self.time_limit_ms = None if limit in (None, "") else int(float(limit) * 1000)
         self.default_max_steps, self.default_task, self.timeout_s = max_steps, task, float(timeout_s)
-        self.chromium = chromium or os.environ.get("MINIWOB_CHROME_BINARY") or CHROMIUM
-        self.chromedriver = chromedriver or os.environ.get("MINIWOB_CHROMEDRIVER") or CHROMEDRIVER
+        self.chromium, self.chromedriver = browser_paths(chromium, chromedriver)
         self.instance: Any = None
         self.task: str | None = None
         self._obs: np.ndarray | None = None
@@ -357,10 +388,9 @@ class MiniWoBEnv(gym.Env):
             self._pool = None
 
     def _start(self, task: str) -> None:
-        for path in (self.chromium, self.chromedriver):
-            if not os.access(path, os.X_OK):
-                raise BrowserError(f"{path} is missing: run `make setup-web` (installs Debian's chromium and "
-                                   f"chromium-driver)")
+        problem = missing_browser(self.chromium, self.chromedriver)
+        if problem:
+            raise BrowserError(problem)
         instance = _instance_class()(task, self.chromium, self.chromedriver)
         self.instance = instance
         _LIVE.add(self)
@@ -542,6 +572,6 @@ def _kill_browsers() -> None:
 if ENV_ID not in gym.registry:
     gym.register(id=ENV_ID, entry_point="core.envs.miniwob:MiniWoBEnv")
 
-__all__ = ["CHROMEDRIVER", "CHROMIUM", "CHROMIUM_FLAGS", "DEFAULT_SUITE", "ENV_ID", "KEY_NAMES", "SUITES",
+__all__ = ["CHROMEDRIVER", "CHROMIUM", "CHROMIUM_FLAGS", "DEFAULT_SUITE", "ENV_ID", "KEY_NAMES", "SETUP_COMMAND", "SUITES",
            "BrowserError", "GoldStep", "MiniWoBEnv", "WebActionSpace", "dom_widget", "plan_gold", "resolve_tasks",
            "task_names"]

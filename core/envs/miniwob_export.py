@@ -77,14 +77,14 @@ def export(pairs: Sequence[tuple[str, int]], output: str | Path, levels: Sequenc
            progress: bool = True) -> tuple[int, dict[str, int], list[str]]:
     """Write the gold episodes of ``pairs`` to the unified parquet ``output`` (atomically): (rows, rows per level,
     skip reasons)."""
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     from core.data.unified import UnifiedWriter
 
     counts, skipped = dict.fromkeys(levels, 0), []
     with UnifiedWriter(output) as writer:
-        for steps in tqdm(iter_export(pairs, levels), total=len(pairs), desc="miniwob export", unit=" episode",
-                          disable=not progress or None, mininterval=1.0):
+        for steps in progress_bar(iter_export(pairs, levels), total=len(pairs), desc="miniwob export", unit=" episode",
+                          enabled=progress, mininterval=1.0):
             if isinstance(steps, str):
                 skipped.append(steps)
                 continue

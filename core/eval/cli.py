@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from core.console import make_console, print_error, progress_bar, styled
 from core.eval.registry import BENCHMARKS
 
 _BENCH_HELP = "Benchmark: " + ", ".join(BENCHMARKS) + "."
@@ -14,9 +15,7 @@ _MODE_HELP = "strict (the field's definition, default) or guir1 (GUI-R1's evalua
 
 
 def _fail(msg: str) -> None:
-    from core.console import make_console
-
-    make_console(stderr=True).print(f"[red]error:[/] {msg}")
+    print_error(msg)
     raise typer.Exit(2)
 
 
@@ -27,8 +26,6 @@ MAX_INPUTS_NAMED = 5
 def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
     """Score ``paths``; returns ``(EvalResult, its JSON with "data")``: the prediction files and the benchmark
     files their rows were predicted from (``image_source``), so every table can name what it ran on."""
-    from tqdm import tqdm
-
     from core.eval.io import PredictionFileError, iter_records
     from core.eval.metrics import score_records
 
@@ -42,9 +39,8 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
             yield rec
 
     try:
-        # a bar only on a terminal (disable=None): logs get no empty "0 rows" line before each table
-        records = tqdm(noting_inputs(iter_records(paths)), desc=f"{benchmark} ({mode})", unit=" rows", leave=False,
-                       disable=None)
+        # a bar only on a terminal: logs get no empty "0 rows" line before each table
+        records = progress_bar(noting_inputs(iter_records(paths)), desc=f"{benchmark} ({mode})", unit=" rows", leave=False)
         result = score_records(records, benchmark, mode, max_failures=max_failures)
     except (PredictionFileError, ValueError) as e:
         _fail(str(e))
@@ -60,14 +56,17 @@ def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path
             for p in plot_result(result.to_json(), plots):
                 console.print(f"plot: {p}")
         except PlotsUnavailable as e:
-            console.print(f"[yellow]plots skipped:[/] {e}")
+            console.print(styled("plots skipped:", "yellow"), str(e))
     if gallery is not None:
         from core.eval.gallery import write_gallery
 
         info = write_gallery(result.failures, gallery, title=f"{result.benchmark} failures ({result.mode})",
                              image_root=image_root)
+        refused = (f", {info['refused']} image paths outside the prediction file's folder and --image-root refused"
+                   if info["refused"] else "")
         console.print(f"gallery: {info['html']} ({info['rows']} failures, {info['with_image']} with screenshots"
-                      + (", screenshots not available for the others" if info["without_image"] else "") + ")")
+                      + (", screenshots not available for the others" if info["without_image"] else "")
+                      + refused + ")")
 
 
 def _run_name(json_out: Path | None, predictions: Path) -> str:
@@ -99,7 +98,6 @@ def register(app: typer.Typer) -> None:
                                         "else the first prediction file's, else its folder's]."),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
-        from core.console import make_console
         from core.eval.report import (
             load_run,
             make_run,
@@ -141,7 +139,6 @@ def register(app: typer.Typer) -> None:
                                              "a benchmark's predictions (e.g. pred.jsonl) as this benchmark."),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
-        from core.console import make_console
         from core.eval.registry import benchmark_for_file
         from core.eval.report import make_run, markdown_report, print_result, write_json, write_text
 
@@ -158,15 +155,15 @@ def register(app: typer.Typer) -> None:
             elif f.suffix in (".json", ".jsonl") and f.is_file() and benchmark is not None:
                 groups.setdefault(benchmark, []).append(f)
             elif f.suffix in (".json", ".jsonl"):
-                console.print(f"[yellow]skipped {f.name}: not named like a benchmark's predictions "
-                              f"(<benchmark>_test.json; or pass --benchmark NAME)[/]")
+                console.print(styled(f"skipped {f.name}: not named like a benchmark's predictions "
+                                     f"(<benchmark>_test.json; or pass --benchmark NAME)", "yellow"))
         if not groups:
             _fail(f"no prediction files in {pred_dir} (expected e.g. {', '.join(list(BENCHMARKS)[:3])}_test.json, "
                   "or any name with --benchmark NAME)")
         results = []
         for bench in [b for b in BENCHMARKS if b in groups]:
             if mode not in BENCHMARKS[bench].modes:
-                console.print(f"[yellow]{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped[/]")
+                console.print(styled(f"{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped", "yellow"))
                 continue
             result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0)
             print_result(data, console)
@@ -186,7 +183,6 @@ def register(app: typer.Typer) -> None:
         markdown: Path | None = typer.Option(None, "--markdown", help="Also write the comparison as markdown."),
     ) -> None:
         """Two runs side by side, with the difference in points."""
-        from core.console import make_console
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
 
         try:

@@ -1,11 +1,13 @@
 """HTML gallery of failed rows: each screenshot with the gold box (green) and the predicted point (red) drawn,
 the instruction, gold and predicted actions and the raw model text.
 
-Each row's screenshot is found in this order: the row's ``image_path`` when it is readable as written (absolute,
-or relative to the working folder or to the prediction file's folder); the screenshot stored inline in the
-benchmark file named by the row's ``image_source`` (written by ``gui-agent infer``; navigation data such as AitZ
-and GUIOdyssey carries a relative ``image_path`` that no longer resolves); ``image_path`` under ``image_root``
-(``--image-root``).  Rows without an available image are still listed, with a note saying so.  Drawn thumbnails
+Each row's screenshot is found in this order: the row's ``image_path`` inside ``--image-root`` or the prediction
+file's folder, by the path rule of every data reader (:func:`image_file`; a path that leaves both, absolute or
+with ``..``, is refused and never opened, so the gallery cannot be used to read or probe other files); else the
+screenshot stored inline in the benchmark file named by the row's ``image_source`` (written by ``gui-agent
+infer``; navigation data such as AitZ and GUIOdyssey carries a relative ``image_path`` that no longer resolves).
+Rows without an available image are still listed, with a note saying why.  Points and boxes are printed with at
+most one decimal, GUI-R1's ``[-100, -100]`` as "no point".  Drawn thumbnails
 (at most ``max_side`` px) are written next to ``index.html`` and shown at their own aspect ratio whatever the
 length of the text beside them.  Coordinates of the rows are ORIGINAL-image pixels; they are scaled with the
 thumbnail.
@@ -22,43 +24,43 @@ from typing import Any
 
 from core.eval.io import pred_point
 from core.eval.report import write_text
+from core.geometry import shown_coords
 from core.io import atomic_path
 
 GOLD = (0, 200, 0)
 PRED = (255, 0, 0)
 
 
-def readable_path(row: Mapping[str, Any]) -> Path | None:
-    """The row's ``image_path`` when it names a readable file as written (absolute, relative to the working
-    folder, or relative to the prediction file's folder), else None."""
+def image_file(row: Mapping[str, Any], image_root: str | Path | None = None) -> tuple[Path | None, bool]:
+    """``(path, refused)``: the row's ``image_path`` found inside the prediction file's folder or ``image_root``,
+    by the rule every data reader follows (:func:`core.data.ingest._common.image_candidates`: the path as
+    written, then its file name, in each root; a form that climbs out with ``..`` or is absolute elsewhere is
+    never opened).  ``refused`` is True when no existing file was found and the path names a place outside the
+    roots; whether such a file exists is never looked at."""
     p = row.get("image_path")
     if not isinstance(p, str) or not p:
-        return None
-    path = Path(p)
-    candidates = [path]
+        return None, False
+    from core.data.ingest._common import image_candidates
+
     where = row.get("where")
-    if isinstance(where, str) and not path.is_absolute():
-        candidates.append(Path(where.rsplit(":", 1)[0]).parent / path)
-    return next((c for c in candidates if c.is_file()), None)
+    pred_dir = Path(where.rsplit(":", 1)[0]).parent if isinstance(where, str) and where else None
+    roots = [Path(r) for r in (image_root, pred_dir) if r is not None]
+    if not roots:
+        return None, True
+    candidates = image_candidates(p, images_dir=roots[0] if len(roots) > 1 else None, record_dir=roots[-1])
+    found = next((c for c in candidates if c.is_file()), None)
+    return found, found is None and bool(candidates.outside)
 
 
-def under_root(row: Mapping[str, Any], image_root: str | Path | None) -> Path | None:
-    """The row's ``image_path`` (or its file name) under ``image_root``, when that file exists."""
-    p = row.get("image_path")
-    if image_root is None or not isinstance(p, str) or not p:
-        return None
-    root, path = Path(image_root), Path(p)
-    return next((c for c in (root / path, root / path.name) if c.is_file()), None)
-
-
-def inline_images(failures: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], bytes]:
-    """Screenshots of failure rows whose ``image_path`` is not readable, read back from the benchmark file the
+def inline_images(failures: Sequence[Mapping[str, Any]],
+                  image_root: str | Path | None = None) -> dict[tuple[str, str], bytes]:
+    """Screenshots of failure rows without an image file (:func:`image_file`), read back from the benchmark file the
     prediction came from (``image_source``, written by ``gui-agent infer``) through the same reader, streamed once
     per file.  Keyed by (source file, row id)."""
     wanted: dict[str, set[str]] = defaultdict(set)
     for row in failures:
         src = row.get("image_source")
-        if isinstance(src, str) and src and Path(src).is_file() and readable_path(row) is None:
+        if isinstance(src, str) and src and Path(src).is_file() and image_file(row, image_root)[0] is None:
             wanted[src].add(str(row.get("id")))
     if not wanted:
         return {}
@@ -78,10 +80,9 @@ def inline_images(failures: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str]
 
 def resolve_image(row: Mapping[str, Any], inline: Mapping[tuple[str, str], bytes],
                   image_root: str | Path | None = None) -> Path | bytes | None:
-    """The screenshot of a failure row: a readable ``image_path``, else its inline image (``inline`` from
-    :func:`inline_images`), else ``image_path`` under ``image_root``; None when none is available."""
-    return (readable_path(row) or inline.get((str(row.get("image_source")), str(row.get("id"))))
-            or under_root(row, image_root))
+    """The screenshot of a failure row: its image file (:func:`image_file`), else its inline image (``inline``
+    from :func:`inline_images`); None when neither is available."""
+    return image_file(row, image_root)[0] or inline.get((str(row.get("image_source")), str(row.get("id"))))
 
 
 def draw_failure(image: Path | bytes, row: Mapping[str, Any], out_path: Path, max_side: int = 800) -> Path:
@@ -122,15 +123,23 @@ def _esc(v: Any) -> str:
 
 def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *, title: str = "failures",
                   image_root: str | Path | None = None) -> dict[str, Any]:
-    """Write ``out_dir/index.html`` (+ drawn PNGs); returns ``{"html", "rows", "with_image", "without_image"}``."""
+    """Write ``out_dir/index.html`` (+ drawn PNGs); returns ``{"html", "rows", "with_image", "without_image",
+    "refused"}`` (``refused``: rows whose image_path lies outside the prediction file's folder and ``image_root``,
+    never opened)."""
     from PIL import Image
 
+    from core.data.ingest._common import OUTSIDE_ROOT
+
     out = Path(out_dir)
-    cards, with_img = [], 0
-    inline = inline_images(failures)
+    cards, with_img, refused = [], 0, 0
+    inline = inline_images(failures, image_root)
     for i, row in enumerate(failures):
         src = resolve_image(row, inline, image_root)
-        if src is not None:
+        if src is None and image_file(row, image_root)[1]:
+            refused += 1
+            pic = (f'<p class="noimg">screenshot refused: {_esc(row.get("image_path"))} lies outside the prediction '
+                   f"file's folder and --image-root ({OUTSIDE_ROOT}; not opened)</p>")
+        elif src is not None:
             try:
                 png = draw_failure(src, row, out / "img" / f"{i:05d}.png")
                 pic = f'<img src="img/{png.name}" alt="screenshot {i}">'
@@ -147,9 +156,9 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
             f"<dt>row</dt><dd>{_esc(row.get('where'))} id={_esc(row.get('id'))}</dd>"
             f"<dt>why</dt><dd>{_esc(row.get('reason'))}</dd>"
             f"<dt>instruction</dt><dd>{_esc(row.get('instruction'))}</dd>"
-            f"<dt>gold</dt><dd>{_esc(row.get('gt_action'))} box={_esc(row.get('gt_box'))} "
+            f"<dt>gold</dt><dd>{_esc(row.get('gt_action'))} box={_esc(shown_coords(row.get('gt_box')))} "
             f"text={_esc(row.get('gt_input_text'))}</dd>"
-            f"<dt>predicted</dt><dd>{_esc(row.get('pred_action'))} point={_esc(row.get('pred_point'))} "
+            f"<dt>predicted</dt><dd>{_esc(row.get('pred_action'))} point={_esc(shown_coords(row.get('pred_point')))} "
             f"text={_esc(row.get('pred_input_text'))}</dd>"
             f"<dt>model text</dt><dd><pre>{_esc(row.get('pred'))}</pre></dd></dl></div>")
     missing = len(failures) - with_img
@@ -168,4 +177,5 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
             f"<h1>{_esc(title)}</h1><p>{_esc(note)}. Green: gold box; red: predicted point.</p>"
             + "".join(cards) + "</body></html>\n")
     path = write_text(page, out / "index.html")
-    return {"html": str(path), "rows": len(failures), "with_image": with_img, "without_image": missing}
+    return {"html": str(path), "rows": len(failures), "with_image": with_img, "without_image": missing,
+            "refused": refused}

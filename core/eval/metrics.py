@@ -283,14 +283,11 @@ def _score_navigation_guir1(records: Iterable[Record], fails: Failures) -> dict[
             "omitted_by_reference": omitted,
         }
     metrics["per_category"] = per_category
-    counts = {"type": {"hits": tot["type"][0], "n": tot["type"][1]},
-              "gr": {"hits": tot["gr"][0], "n": tot["gr"][1]},
-              "sr": {"hits": tot["step"][0], "n": tot["step"][1]},
-              "rows_left_out_of_denominators": {
-                  "type": n - tot["type"][1],
-                  "gr": sum(v for k, v in score.items() if k.endswith("-grounding_full")) - tot["gr"][1],
-                  "sr": sum(v for k, v in score.items() if k.endswith(("-grounding_full", "-text_full")))
-                  - tot["step"][1]}}
+    # "left_out": rows the metric applies to that the reference drops from its denominator (zero-hit categories)
+    eligible = {"type": n, "gr": sum(v for k, v in score.items() if k.endswith("-grounding_full")),
+                "step": sum(v for k, v in score.items() if k.endswith(("-grounding_full", "-text_full")))}
+    counts = {out: {"hits": tot[kind][0], "n": tot[kind][1], "left_out": eligible[kind] - tot[kind][1]}
+              for kind, out in (("type", "type"), ("gr", "gr"), ("step", "sr"))}
     return {"n_rows": n, "metrics": metrics, "counts": counts,
             "confusion": {k: dict(v) for k, v in confusion.items()}, "unparseable": unp.as_dict(),
             "warnings": warn.as_list()}

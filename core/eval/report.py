@@ -14,8 +14,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from core.console import make_console, styled
 from core.eval.registry import BENCHMARKS, get_benchmark
 from core.io import atomic_write_bytes
+from core.markdown import md_table, md_text
 
 NAV_CELLS = ("type", "gr", "sr")
 #: Column order of the GUI-R1 paper tables.
@@ -61,6 +63,23 @@ def pct(v: float | None) -> str:
     return DASH if v is None else f"{100 * v:.1f}"
 
 
+def left_out_note(result: Mapping[str, Any], key: str) -> str:
+    """`` (n=4 of 73)`` when the ``key`` number of ``result`` leaves rows out of its denominator (GUI-R1's
+    evaluator drops zero-hit categories: ``counts[key]["left_out"]``), else empty."""
+    c = (result.get("counts") or {}).get(key)
+    if not isinstance(c, Mapping) or not c.get("left_out"):
+        return ""
+    return f" (n={c['n']} of {c['n'] + c['left_out']})"
+
+
+def shown_number(result: Mapping[str, Any] | None, key: str) -> str:
+    """The ``key`` metric of ``result`` as a table shows it: a percentage with one decimal and, where rows are
+    left out of it, how many (:func:`left_out_note`); a dash when missing."""
+    if not result:
+        return DASH
+    return pct(result["metrics"].get(key)) + left_out_note(result, key)
+
+
 def paper_overall(cells: Iterable[float | None]) -> float | None:
     """The paper's Overall column: the plain mean of the Type/GR/SR cells of a table row (missing cells skipped)."""
     vals = [c for c in cells if c is not None]
@@ -90,12 +109,6 @@ def _groups_in_order(per: Mapping[str, Any], known: tuple[str, ...]) -> list[str
     return [g for g in known if g in present] + sorted(present - set(known))
 
 
-def _md(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
-
-
 def data_label(result: Mapping[str, Any]) -> str:
     """``n=<rows>`` and the files a result was scored from: its prediction files and, where the rows record it
     (``image_source``), the benchmark data the predictions were made on."""
@@ -109,7 +122,7 @@ def data_label(result: Mapping[str, Any]) -> str:
 
 
 def _data_lines(runs: list[Mapping[str, Any]], benches: Iterable[str]) -> str:
-    lines = [f"- {r['name']} / {BENCHMARKS[b].title}: {data_label(r['results'][b])}"
+    lines = [f"- {md_text(r['name'])} / {BENCHMARKS[b].title}: {md_text(data_label(r['results'][b]))}"
              for b in benches for r in runs if b in r["results"]]
     return "\n\nRows and data:\n\n" + "\n".join(lines)
 
@@ -133,7 +146,7 @@ def _grounding_table(runs: list[Mapping[str, Any]], bench: str, known: tuple[str
         cells += [pct(m.get("per_ui_type", {}).get("text")), pct(m.get("per_ui_type", {}).get("icon")),
                   pct(m["overall"])]
         rows.append([r["name"]] + cells)
-    return f"### {title}\n\n" + _md(header, rows) + _data_lines(have, [bench])
+    return f"### {title}\n\n" + md_table(header, rows) + _data_lines(have, [bench])
 
 
 def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption: str) -> str | None:
@@ -143,12 +156,13 @@ def _nav_table(runs: list[Mapping[str, Any]], benches: tuple[str, ...], caption:
     header = ["Model"] + [f"{BENCHMARKS[b].title} {c}" for b in present for c in ("Type", "GR", "SR")] + ["Overall"]
     rows = []
     for r in runs:
-        vals = []
+        vals, cells = [], []
         for b in present:
-            m = r["results"].get(b, {}).get("metrics", {})
-            vals += [m.get(c) for c in NAV_CELLS]
-        rows.append([r["name"]] + [pct(v) for v in vals] + [pct(paper_overall(vals))])
-    return f"### {caption}\n\n" + _md(header, rows) + _data_lines(runs, present)
+            res = r["results"].get(b)
+            vals += [res["metrics"].get(c) if res else None for c in NAV_CELLS]
+            cells += [shown_number(res, c) for c in NAV_CELLS]
+        rows.append([r["name"]] + cells + [pct(paper_overall(vals))])
+    return f"### {caption}\n\n" + md_table(header, rows) + _data_lines(runs, present)
 
 
 def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
@@ -156,8 +170,8 @@ def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
     if not have:
         return None
     keys = list(headline(have[0]["results"][bench]))
-    rows = [[r["name"]] + [pct(r["results"][bench]["metrics"].get(k)) for k in keys] for r in have]
-    return f"### {BENCHMARKS[bench].title}\n\n" + _md(["Model"] + keys, rows) + _data_lines(have, [bench])
+    rows = [[r["name"]] + [shown_number(r["results"][bench], k) for k in keys] for r in have]
+    return f"### {BENCHMARKS[bench].title}\n\n" + md_table(["Model"] + keys, rows) + _data_lines(have, [bench])
 
 
 def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
@@ -168,7 +182,7 @@ def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
     modes = sorted({r.get("mode", "?") for r in runs})
     if len(modes) > 1:  # say which mode each row is in
         runs = [{**r, "name": f"{r['name']} ({r.get('mode', '?')})"} for r in runs]
-    parts = [f"## Evaluation ({', '.join(modes)} mode)"]
+    parts = [f"## Evaluation ({md_text(', '.join(modes))} mode)"]
     for t in (_grounding_table(runs, "screenspot", SCREENSPOT_GROUPS),
               _grounding_table(runs, "screenspot_v2", SCREENSPOT_GROUPS),
               _grounding_table(runs, "screenspot_pro", SCREENSPOT_PRO_GROUPS),
@@ -182,9 +196,10 @@ def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
         for b, res in r["results"].items():
             u = res.get("unparseable", {}).get("count", 0)
             if u:
-                notes.append(f"- {r['name']} / {b}: {u} of {res['n_rows']} predictions unparseable (counted wrong)")
+                notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {u} of {res['n_rows']} predictions "
+                             "unparseable (counted wrong)")
             for w in res.get("warnings", []):
-                notes.append(f"- {r['name']} / {b}: {w['message']} ({w['count']}x)")
+                notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {md_text(w['message'])} ({w['count']}x)")
     if notes:
         parts.append("Notes:\n\n" + "\n".join(notes))
     return "\n\n".join(parts) + "\n"
@@ -203,12 +218,16 @@ def compare_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, 
     return rows
 
 
+def _compare_cells(a: Mapping[str, Any], b: Mapping[str, Any], bench: str, k: str) -> tuple[str, str]:
+    return shown_number(a["results"].get(bench), k), shown_number(b["results"].get(bench), k)
+
+
 def compare_markdown(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     rows = []
     for bench, k, va, vb in compare_rows(a, b):
         delta = DASH if va is None or vb is None else f"{100 * (vb - va):+.1f}"
-        rows.append([BENCHMARKS[bench].title, k, pct(va), pct(vb), delta])
-    return _md(["Benchmark", "Metric", a["name"], b["name"], "Δ"], rows) + "\n"
+        rows.append([BENCHMARKS[bench].title, k, *_compare_cells(a, b, bench, k), delta])
+    return md_table(["Benchmark", "Metric", a["name"], b["name"], "Δ"], rows) + "\n"
 
 
 # --------------------------------------------------------------------------------------------------- console
@@ -217,17 +236,15 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
     """A rich table of one benchmark result (headline numbers, then the per-group / per-category breakdown)."""
     from rich.table import Table
 
-    from core.console import make_console
-
     console = console or make_console()
     head = Table(title=f"{result['benchmark']} ({result['mode']} mode, {data_label(result)})")
     head.add_column("metric")
     head.add_column("value %", justify="right")
     head.add_column("hits / n", justify="right")
     counts = result.get("counts", {})
-    for k, v in headline(result).items():
+    for k in headline(result):
         c = counts.get(k) or (counts if k == "overall" else {})
-        head.add_row(k, pct(v), f"{c.get('hits', '')} / {c.get('n', '')}" if c else "")
+        head.add_row(k, shown_number(result, k), f"{c.get('hits', '')} / {c.get('n', '')}" if c else "")
     console.print(head)
     m = result["metrics"]
     if "per_group" in m and "overall" in m:
@@ -250,17 +267,15 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
         console.print(t)
     unp = result.get("unparseable", {})
     if unp.get("count"):
-        console.print(f"[yellow]{unp['count']} unparseable predictions counted as wrong[/]; first: "
+        console.print(styled(f"{unp['count']} unparseable predictions counted as wrong;", "yellow"), "first: "
                       + "; ".join(f"{e['where']} ({e['reason']})" for e in unp["examples"][:3]))
     for w in result.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {w['message']} ({w['count']}x"
+        console.print(styled("warning:", "yellow"), f"{w['message']} ({w['count']}x"
                       + (f", e.g. {', '.join(w['examples'][:2])}" if w["examples"] else "") + ")")
 
 
 def print_compare(a: Mapping[str, Any], b: Mapping[str, Any], console=None) -> None:
     from rich.table import Table
-
-    from core.console import make_console
 
     console = console or make_console()
     t = Table(title=f"{a['name']} vs {b['name']}")
@@ -271,6 +286,6 @@ def print_compare(a: Mapping[str, Any], b: Mapping[str, Any], console=None) -> N
             delta = DASH
         else:
             d = 100 * (vb - va)
-            delta = f"[green]{d:+.1f}[/]" if d > 0 else f"[red]{d:+.1f}[/]" if d < 0 else "0.0"
-        t.add_row(BENCHMARKS[bench].title, k, pct(va), pct(vb), delta)
+            delta = styled(f"{d:+.1f}", "green") if d > 0 else styled(f"{d:+.1f}", "red") if d < 0 else "0.0"
+        t.add_row(BENCHMARKS[bench].title, k, *_compare_cells(a, b, bench, k), delta)
     console.print(t)

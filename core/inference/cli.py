@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from core.console import print_error
 
 
 #: ``--prompt`` value meaning each step's training template (``core.prompts.default_template_for``).
@@ -74,7 +77,7 @@ def infer(
 ) -> None:
     """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
     for all of them. Exit 0 when every row was answered, 1 when some rows failed (each is written with its
-    error), 2 when the run could not start (one error line)."""
+    error), 2 when the run could not start or every new row failed for one reason (one error line)."""
     from core.inference.backends import GenerationConfig, make_backend
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
@@ -115,18 +118,18 @@ def infer(
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
     except ImportError as e:
-        typer.echo(f"error: the {backend.value} backend needs {e.name or e}, which this environment lacks: run "
-                   ".venvs/rl/bin/gui-agent (created by make setup; vllm: make setup-gpu)", err=True)
+        print_error(f"the {backend.value} backend needs {e.name or e}, which this environment lacks: run "
+                   ".venvs/rl/bin/gui-agent (created by make setup; vllm: make setup-gpu)")
         raise typer.Exit(2) from None
     except (RuntimeError, ValueError, OSError) as e:
-        typer.echo(f"error: cannot start the {backend.value} backend: {e}", err=True)
+        print_error(f"cannot start the {backend.value} backend: {e}")
         raise typer.Exit(2) from None
     typer.echo(f"infer: {backend.value} backend ready for {len(jobs)} file(s) ({model}, loaded in "
                f"{time.monotonic() - start:.1f} s; batch {runner_backend.batch_rows}: "
                f"{getattr(runner_backend, 'batch_source', 'given')})", err=True)
     from core.inference.bench import iter_benchmark
 
-    failed = 0
+    failed, written, reasons = 0, 0, Counter()
     try:
         for job in jobs:
             typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
@@ -139,14 +142,19 @@ def infer(
                                         limit=limit, total=job.total, retry_failed=retry_failed,
                                         overwrite=overwrite)
             except (ValueError, OutputLockedError) as e:
-                typer.echo(f"error: {job.input}: {e}", err=True)
+                print_error(f"{job.input}: {e}")
                 raise typer.Exit(2) from None
             typer.echo(summary.render())
-            failed += summary.failed
+            failed, written = failed + summary.failed, written + summary.written
+            reasons.update(summary.error_reasons)
     finally:
         runner_backend.close()
+    if failed and failed == written and len(reasons) == 1:  # e.g. the server is down: no result at all
+        print_error(f"every row failed for one reason, so this is no result: {next(iter(reasons))} (fix it, then "
+                    "rerun with --retry-failed)")
+        raise typer.Exit(2)
     if failed:
-        typer.echo(f"error: {failed} rows failed (written with their 'error'); rerun with --retry-failed", err=True)
+        print_error(f"{failed} rows failed (written with their 'error'); rerun with --retry-failed")
         raise typer.Exit(1)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,7 +223,8 @@ class PredictionWriter:
 
 @dataclass
 class RunSummary:
-    """Counts of one run: ``resumed`` rows were already in the file; ``written`` = new rows."""
+    """Counts of one run: ``resumed`` rows were already in the file; ``written`` = new rows; ``error_reasons``:
+    new rows per error (first 300 characters)."""
 
     output: str
     resumed: int = 0
@@ -232,6 +234,7 @@ class RunSummary:
     seconds: float = 0.0
     skipped_limit: bool = False
     notes: list[str] = field(default_factory=list)
+    error_reasons: Counter[str] = field(default_factory=Counter)
 
     def render(self) -> str:
         rate = self.written / self.seconds if self.seconds > 0 else 0.0
@@ -295,7 +298,7 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
 def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output: Path, *, template: str | None,
                 policy: ResizePolicy, limit: int | None, total: int | None, retry_failed: bool,
                 progress: bool) -> RunSummary:
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     done, first = load_done(output, retry_failed=retry_failed)
     _check_compatible(first, policy, template, backend.model, output)
@@ -319,8 +322,8 @@ def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output:
 
     start = time.monotonic()
     initial = len(done) if n_total is None else min(len(done), n_total)  # rate/ETA count only new rows
-    with PredictionWriter(output) as writer, tqdm(total=n_total, initial=initial, unit="row", desc=output.name,
-                                                  disable=not progress, dynamic_ncols=True) as bar:
+    with PredictionWriter(output) as writer, progress_bar(total=n_total, initial=initial, unit="row", desc=output.name,
+                                                  enabled=progress, dynamic_ncols=True) as bar:
         for batch in _batches(todo(), backend.batch_rows):
             slots: list[dict[str, Any] | None] = [None] * len(batch)
             ready: list[tuple[int, InferenceRequest]] = []
@@ -341,6 +344,7 @@ def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output:
             writer.write_rows(rows)
             summary.written += len(rows)
             summary.failed += sum(1 for r in rows if r["error"])
+            summary.error_reasons.update(str(r["error"])[:300] for r in rows if r["error"])
             summary.parse_failed += sum(1 for r in rows if not r["error"] and not r["parse_ok"])
             bar.update(len(rows))
     summary.seconds = time.monotonic() - start

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from core.console import print_error
+
 
 def register(app: typer.Typer) -> None:
     @app.command("score")
@@ -31,12 +33,12 @@ def register(app: typer.Typer) -> None:
             options["gate_format"] = True
         problem = _usage_problem(reward, options)
         if problem:
-            typer.echo(f"error: {problem}", err=True)
+            print_error(problem)
             raise typer.Exit(2)
         try:
             summary = score_file(input, output, reward, options, overwrite=overwrite)
         except (ValueError, OSError, OutputLockedError) as e:
-            typer.echo(f"error: {e}", err=True)
+            print_error(e)
             raise typer.Exit(2) from None
         typer.echo(summary.render())
         if summary.written == 0 and summary.read > 0:

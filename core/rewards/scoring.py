@@ -42,7 +42,7 @@ def score_file(src: Path, dst: Path, reward: str, options: Mapping[str, Any], *,
                overwrite: bool = False) -> ConversionSummary:
     """Score every line of ``src`` into ``dst`` (written atomically, under ``dst``'s lock). Unknown reward names
     raise KeyError; an existing ``dst`` without ``overwrite``, or ``dst`` being ``src``, raise ValueError."""
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     get_reward(reward)
     src, dst = Path(src), Path(dst)
@@ -55,7 +55,7 @@ def score_file(src: Path, dst: Path, reward: str, options: Mapping[str, Any], *,
         for stale in dst.parent.glob(f".{dst.name}.*.tmp"):  # core.io temp names of a killed run; we hold the lock
             stale.unlink(missing_ok=True)
         with atomic_write(dst, "wb") as out, src.open("rb") as lines:
-            for lineno, raw in enumerate(tqdm(lines, desc=f"score {reward}", unit="row", disable=None), start=1):
+            for lineno, raw in enumerate(progress_bar(lines, desc=f"score {reward}", unit="row"), start=1):
                 if not raw.strip():
                     continue
                 summary.read += 1

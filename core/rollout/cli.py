@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from core.console import print_error
 from core.inference.cli import BackendName
 
 
@@ -73,7 +74,8 @@ def rollout(
     served_model_name: Annotated[str | None, typer.Option(help="openai: model name in requests.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="GUI_AGENT_API_KEY", help="openai: bearer token.")] = None,
 ) -> None:
-    """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success."""
+    """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success.
+    An env that cannot start here, or a run whose every episode failed for one reason, is an error (exit 2)."""
     from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.io import OutputLockedError, atomic_write_json
@@ -84,13 +86,16 @@ def rollout(
 
     def bad(msg: str, hint: str) -> typer.Exit:
         """One plain line and exit 2 (no wrapped error box: its width depends on the terminal)."""
-        typer.echo(f"error: {hint}: {msg}", err=True)
+        print_error(f"{hint}: {msg}")
         return typer.Exit(2)
 
     try:
         entry, tmpl = get_env(env), get_template(template)
     except ValueError as e:
         raise bad(str(e), "--env/--template") from None
+    problem = entry.missing_setup()
+    if problem:  # an env that cannot start is an error, never a run of failed episodes
+        raise bad(problem, f"--env {env}")
     for name, value in (("--max-steps", max_steps), ("--max-screenshots", max_screenshots), ("--workers", workers)):
         if value < 1:
             raise bad("must be >= 1", name)
@@ -124,7 +129,7 @@ def rollout(
         try:
             runner_backend = make_backend(backend.value, model, gen=gen, batch_size=workers, **options)
         except (RuntimeError, ValueError, OSError) as e:
-            typer.echo(f"error: cannot start the {backend.value} backend: {e}", err=True)
+            print_error(f"cannot start the {backend.value} backend: {e}")
             raise typer.Exit(2) from None
         chosen = BackendPolicy(runner_backend)
     else:
@@ -140,7 +145,7 @@ def rollout(
                                                                "level": level, "max_steps": max_steps,
                                                                "max_screenshots": max_screenshots})
     except (OutputLockedError, ValueError) as e:
-        typer.echo(f"error: {e}", err=True)
+        print_error(e)
         raise typer.Exit(2) from None
     finally:
         if runner_backend is not None:
@@ -148,6 +153,10 @@ def rollout(
     if json_path is not None:
         atomic_write_json(json_path, summary)
     typer.echo(render_summary(summary))
+    reasons = summary["error_reasons"]
+    if summary["episodes"] and summary["errors"] == summary["episodes"] and len(reasons) == 1:
+        print_error(f"every episode failed for one reason, so this is no result: {next(iter(reasons))}")
+        raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:

@@ -11,18 +11,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.envs.miniwob import DEFAULT_SUITE, SUITES  # names only: selenium / miniwob load when the env starts
+# names only: selenium / miniwob load when the env starts (missing_setup imports them to check)
+from core.envs.miniwob import DEFAULT_SUITE, SUITES, missing_setup
 
 
 @dataclass(frozen=True)
 class EnvEntry:
     """``make(**options)`` returns a fresh env; ``tasks(split)`` the tasks of a split, in a fixed order;
-    ``default_split`` is what ``--tasks`` means when omitted (the held-out tasks)."""
+    ``default_split`` is what ``--tasks`` means when omitted (the held-out tasks); ``missing_setup()`` says in one
+    line why the env cannot start here (a package or program missing, naming the setup command), None when it
+    can."""
 
     make: Callable[..., Any]
     tasks: Callable[[str], list[Any]]
     default_split: str
     splits: tuple[str, ...]
+    missing_setup: Callable[[], str | None] = lambda: None
 
 
 def _sim_phone(**options: Any) -> Any:
@@ -55,7 +59,8 @@ ENVS: dict[str, EnvEntry] = {
     "sim-phone": EnvEntry(make=_sim_phone, tasks=_sim_phone_tasks, default_split="test",
                           splits=("train", "test_seed", "val_seed", "test_family", "test", "curriculum_train",
                                   "curriculum_val", "curriculum_test")),
-    "miniwob": EnvEntry(make=_miniwob, tasks=_miniwob_tasks, default_split=DEFAULT_SUITE, splits=tuple(SUITES)),
+    "miniwob": EnvEntry(make=_miniwob, tasks=_miniwob_tasks, default_split=DEFAULT_SUITE, splits=tuple(SUITES),
+                        missing_setup=missing_setup),
 }
 
 

@@ -17,6 +17,7 @@ import io
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from core.inference.backends import describe
+from core.geometry import shown_coords
 from core.io import atomic_write_json, atomic_write_text, output_lock
 from core.inference.runner import PredictionWriter, load_done
 from core.rollout.policies import Policy
@@ -74,8 +76,9 @@ def run_episode(session: EpisodeSession, policy: Policy) -> Episode:
 
 def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Task success rate, episodes, mean steps per episode, invalid-action rate (invalid turns / all turns),
-    ignored-action rate, per-family success, mean episode reward and ``mean_<name>`` of each env metric
-    (``metrics`` of the rows that have it) of episode rows."""
+    ignored-action rate, per-family success, mean episode reward, ``mean_<name>`` of each env metric
+    (``metrics`` of the rows that have it) and ``error_reasons`` (episodes per error, first 300 characters) of
+    episode rows."""
     rows = list(rows)
     turns = sum(r["n_steps"] for r in rows)
     fams: dict[str, dict[str, Any]] = {}
@@ -98,6 +101,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "invalid_rate": sum(r["n_invalid"] for r in rows) / turns if turns else 0.0,
         "ignored_rate": sum(r["n_ignored"] for r in rows) / turns if turns else 0.0,
         "errors": sum(1 for r in rows if r.get("error")),
+        "error_reasons": dict(Counter(str(r["error"])[:300] for r in rows if r.get("error")).most_common()),
         "mean_reward": sum(float(r.get("reward") or 0.0) for r in rows) / n if n else 0.0,
         **{f"mean_{k}": sum(v) / len(v) for k, v in sorted(metrics.items())},
         "per_family": dict(sorted(fams.items())),
@@ -124,6 +128,14 @@ def _draw_steps(episode: Episode, folder: Path) -> None:
                      folder / f"{rec.index:03d}.png", max_side=360)
 
 
+def shown_action(action: dict[str, Any] | None) -> str:
+    """An action dict of ``episodes.jsonl`` as the gallery prints it: its points with at most one decimal
+    (:func:`core.geometry.shown_coords`); None: ``none``."""
+    if action is None:
+        return "none"
+    return ", ".join(f"{k}={shown_coords(v) if k in ('point', 'end_point') else v}" for k, v in action.items())
+
+
 def write_episode_gallery(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> Path:
     """``out_dir/index.html`` for the episode ``rows`` whose step images exist in ``out_dir/<episode>/``."""
     out, esc = Path(out_dir), (lambda v: html.escape("" if v is None else str(v)))
@@ -138,8 +150,8 @@ def write_episode_gallery(rows: Sequence[dict[str, Any]], out_dir: str | Path) -
             pic = f'<img src="{esc(folder.name)}/{img.name}">' if img.is_file() else "<p>no screen</p>"
             what = (f"invalid: {s['invalid']}" if s["invalid"] else
                     f"ignored: {s['ignored']}" if s["ignored"] else f"reward {s['reward']}")
-            cards.append(f'<div class="card">{pic}<p><b>step {s["index"]}</b> {esc(json.dumps(s["action"]))}'
-                         f"<br>{esc(what)}<br>gold: {esc(json.dumps(s['gold_action']))}</p>"
+            cards.append(f'<div class="card">{pic}<p><b>step {s["index"]}</b> {esc(shown_action(s["action"]))}'
+                         f"<br>{esc(what)}<br>gold: {esc(shown_action(s['gold_action']))}</p>"
                          f"<pre>{esc((s['model_text'] or '')[:600])}</pre></div>")
         verdict = "success" if r["success"] else ("error: " + str(r["error"]) if r.get("error") else "failed")
         sections.append(f"<h2>{esc(r['id'])}: {esc(verdict)}</h2><p>{esc(r['instruction'])} "
@@ -190,7 +202,7 @@ def run_rollouts(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], poli
 def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy, out: Path,
                 opts: dict[str, Any], workers: int, gallery: int, info: dict[str, Any], progress: bool
                 ) -> dict[str, Any]:
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     path = out / "episodes.jsonl"
     done, first = load_done(path)
@@ -222,8 +234,8 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
         ep.error, ep.success = describe(exc), False
         return ep
 
-    with PredictionWriter(path) as writer, tqdm(total=len(specs), initial=stats["ok"], unit="episode",
-                                                 desc="rollout", disable=not progress, dynamic_ncols=True) as bar, \
+    with PredictionWriter(path) as writer, progress_bar(total=len(specs), initial=stats["ok"], unit="episode",
+                                                 desc="rollout", enabled=progress, dynamic_ncols=True) as bar, \
             ThreadPoolExecutor(max_workers=max(1, len(envs))) as pool:
         while queue or active:
             while queue and free:

@@ -192,6 +192,7 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
     action was ignored."""
     from PIL import Image
 
+    from core.geometry import shown_coords
     from core.world import ENDING_ACTIONS, SimPhoneEnv, to_action
 
     task = _task(task_id)
@@ -210,7 +211,7 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
             break
         if line == "widgets":
             for w in info["widgets"]:
-                typer.echo(f"  {w['id']:<20} {w['role']:<10} {w['text'][:30]!r:<32} {w['box']}")
+                typer.echo(f"  {w['id']:<20} {w['role']:<10} {w['text'][:30]!r:<32} {shown_coords(w['box'])}")
             continue
         try:
             action = info["gold_action"] if line == "gold" else parse_play_command(line, info["widgets"])

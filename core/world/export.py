@@ -105,14 +105,14 @@ def iter_export(tasks: Sequence[TaskSpec], levels: Sequence[str] = LEVELS, extra
 def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] = LEVELS,
            progress: bool = True, extra_grounding: int = 0) -> tuple[int, dict[str, int]]:
     """Write ``tasks``' gold episodes to the unified parquet ``output`` (atomically); (rows, rows per level)."""
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     from core.data.unified import UnifiedWriter
 
     counts = dict.fromkeys(levels, 0)
     with UnifiedWriter(output) as writer:
-        for steps in tqdm(iter_export(tasks, levels, extra_grounding), total=len(tasks), desc="sim phone export", unit=" task",
-                          disable=not progress or None, mininterval=1.0):
+        for steps in progress_bar(iter_export(tasks, levels, extra_grounding), total=len(tasks), desc="sim phone export", unit=" task",
+                          enabled=progress, mininterval=1.0):
             for s in steps:
                 writer.write(s)
                 counts[s.task_type] += 1

@@ -65,7 +65,7 @@ def predict(backend, ds, output: Path, *, batch_size: int, limit: int | None = N
     """Append prediction rows for the rows of ``ds`` not yet in ``output``; returns how many were written."""
     from itertools import islice
 
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     from core.inference.runner import PredictionWriter, load_done
 
@@ -74,7 +74,7 @@ def predict(backend, ds, output: Path, *, batch_size: int, limit: int | None = N
     total = max(0, (limit if limit is not None else len(ds)) - len(done))
     todo = islice(todo, total)
     written = 0
-    with PredictionWriter(output) as writer, tqdm(total=total, unit=" steps", disable=None) as bar:
+    with PredictionWriter(output) as writer, progress_bar(total=total, unit=" steps") as bar:
         while batch := list(islice(todo, batch_size)):
             gens = backend.generate(batch)
             writer.write_rows([{"id": r.step.id, "pred": g.text, "error": g.error, "solution": r.step.extra["solution"],

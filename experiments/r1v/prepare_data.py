@@ -96,7 +96,7 @@ def write_dataset(rows: Iterator[dict], out: Path) -> int:
 def prepare(input_path: Path, output: Path, *, images: Path | None, samples: int, seed: int,
             name: str | None = None, recipe: Path = RECIPE) -> tuple[Path, int, object]:
     """Read, sample and write; returns (dataset folder, rows written, the reader's ConversionSummary)."""
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     from core.data.ingest import READERS
     from core.data.summary import ConversionSummary
@@ -105,7 +105,7 @@ def prepare(input_path: Path, output: Path, *, images: Path | None, samples: int
     bounds = recipe_pixel_bounds(recipe)
     summary = ConversionSummary()
     steps = READERS["aitw"](input_path, images_dir=images, skip_missing=True, summary=summary)
-    aguvis = (s for s in tqdm(steps, desc="reading", unit=" steps", mininterval=1.0, disable=None)
+    aguvis = (s for s in progress_bar(steps, desc="reading", unit=" steps", mininterval=1.0)
               if "question" in s.extra)
     kept = sample_steps(aguvis, samples, seed)
     out = Path(output) / f"{name or f'{Path(input_path).stem}-{samples}'}.hf"

@@ -81,7 +81,7 @@ def run_export(units: Iterable[Any], build: Callable[[tuple[int, Any]], Any], si
     input order. On an exception (Ctrl-C included) the sink keeps its temp files and checkpoint for a
     ``resume`` and the exception propagates; nothing is ever renamed into place half-written.
     """
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     prior = sink.start(options.resume)
     progress = Progress()
@@ -111,8 +111,7 @@ def run_export(units: Iterable[Any], build: Callable[[tuple[int, Any]], Any], si
             pos += _steps_in(unit)
 
     try:
-        with tqdm(desc=desc, unit="step", initial=progress.consumed, dynamic_ncols=True,
-                  disable=None) as bar:
+        with progress_bar(desc=desc, unit="step", initial=progress.consumed, dynamic_ncols=True) as bar:
             for (_, unit), result in ordered_map(build, numbered(), options.workers):
                 n = _steps_in(unit)
                 progress.consumed += n

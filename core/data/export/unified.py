@@ -19,11 +19,11 @@ from core.schema import Step, StepValidationError
 def export_unified(steps: Iterable[Step], output_dir: Path, *, options: ExportOptions,
                    summary: ConversionSummary) -> Path:
     """Write ``<output_dir>/<name>.parquet`` in the unified schema; returns its path."""
-    from tqdm import tqdm
+    from core.console import progress_bar
 
     out = Path(output_dir) / f"{options.name}.parquet"
     with UnifiedWriter(out) as writer:
-        for step in tqdm(steps, desc=f"unified {options.name}", unit="step", disable=None):
+        for step in progress_bar(steps, desc=f"unified {options.name}", unit="step"):
             if step.image is None:
                 summary.skip("no image", step.id)
                 continue
