@@ -187,7 +187,7 @@ def test_guir1_numbers_say_how_many_rows_they_count_in_terminal_markdown_json_an
     assert r.returncode == 0, r.stderr
     # Type: the long_press category has no type hit, so GUI-R1 counts 2 of the 4 rows (100%)
     assert "100.0 (n=2 of 4)" in r.stdout
-    assert "| run | 100.0 (n=2 of 4) | 66.7 | 75.0 |" in (tmp_path / "g.md").read_text()
+    assert "| g | 100.0 (n=2 of 4) | 66.7 | 75.0 |" in (tmp_path / "g.md").read_text()  # run name: the --json stem
     counts = json.loads((tmp_path / "g.json").read_text())["counts"]
     assert counts["type"] == {"hits": 2, "n": 2, "left_out": 2} and counts["sr"]["left_out"] == 0
     strict = cli("eval", "--predictions", f, "--benchmark", "androidcontrol_low", "--json", tmp_path / "s.json")
