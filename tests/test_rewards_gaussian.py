@@ -125,6 +125,8 @@ def test_a_missing_or_non_numeric_point_scores_zero():
     no_point = "<think>t</think><answer>[{'action': 'click', 'input_text': 'no input text'}]</answer>"
     assert score("gaussian", no_point, _gt())["accuracy"] == 0.0
     assert score("gaussian", _answer(point=("nan", "nan")), _gt())["accuracy"] == 0.0
+    for far in (("1e200", "0"), ("-1e308", "1e308"), ("1" + "0" * 400, "5")):  # overflow: no credit, no error
+        assert score("gaussian", _answer(point=far), _gt())["accuracy"] == 0.0
 
 
 @pytest.mark.parametrize("option, value", [("alpha", 0), ("alpha", -0.5), ("alpha", math.nan), ("alpha", math.inf),

@@ -64,7 +64,8 @@ def gaussian_point_accuracy(point: tuple[float, float], frame: Frame | None, gol
         x, y = gold.convert(point, frame or gold.frame, Frame.NORMALIZED)
         cx, cy = gold.convert(target, gold.frame, Frame.NORMALIZED)  # type: ignore[arg-type]
         sx = sy = alpha * 2 * point_radius
-    return math.exp(-0.5 * (((x - cx) / sx) ** 2 + ((y - cy) / sy) ** 2))
+    zx, zy = (x - cx) / sx, (y - cy) / sy
+    return math.exp(-0.5 * (zx * zx + zy * zy))  # products overflow to inf (-> 0), where ** 2 would raise
 
 
 def gaussian_score(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
