@@ -26,7 +26,6 @@ prediction file row       :meth:`GoldRecord.to_prediction_columns`     :func:`fr
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,6 +40,7 @@ from core.actions import (
     to_mobile_use,
 )
 from core.geometry import Frame, ImageGeometry
+from core.numbers import NumberError, checked_number
 
 #: Actions written in the mobile_use flavour (Qwen3-VL tool call names).
 MOBILE_USE_NAMES = frozenset({"click", "long_press", "swipe", "type", "answer", "system_button", "wait",
@@ -205,9 +205,12 @@ def _numbers(value: Any, field: str, lengths: tuple[int, ...]) -> tuple[float, .
         raise GoldRecordError(field, f"expected {' or '.join(map(str, lengths))} numbers, got {value!r}"[:200])
     out = []
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if not isinstance(v, (int, float)):
             raise GoldRecordError(field, f"not a finite number: {v!r}"[:200])
-        out.append(float(v))
+        try:
+            out.append(checked_number(v, field))
+        except NumberError as e:
+            raise GoldRecordError(field, e.reason) from None
     return tuple(out)
 
 

@@ -30,6 +30,7 @@ from PIL import Image
 
 from core.actions import Action, canonical_action_name, from_mobile_use
 from core.geometry import normalized_distance
+from core.numbers import NumberError, checked_number
 from core.text_match import text_match
 
 TOOL_NAME = "mobile_use"
@@ -123,14 +124,20 @@ def mobile_use_tool_schema(grid: CoordinateGrid) -> dict[str, Any]:
 def regrid_arguments(arguments: Mapping[str, Any], src: CoordinateGrid, dst: CoordinateGrid,
                      screen: Sequence[float], *, rounded: bool = True) -> dict[str, Any]:
     """``mobile_use`` arguments with ``coordinate``/``coordinate2`` moved from grid ``src`` to grid ``dst``
-    (integers, as a model writes them, unless ``rounded`` is False). Non-numeric coordinates are left as they
-    are (the parser downstream names them)."""
+    (integers, as a model writes them, unless ``rounded`` is False). Coordinates that are no finite numbers
+    (text, NaN, inf, an integer beyond the float range) or land outside the float range are left as they are
+    (the parser downstream names them)."""
     out = dict(arguments)
     for key in _POINT_KEYS:
         value = out.get(key)
         if (isinstance(value, (list, tuple)) and len(value) == 2
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-            out[key] = dst.from_screen(src.to_screen(value, screen), screen, rounded=rounded)
+            try:
+                point = [checked_number(v, key) for v in dst.from_screen(
+                    src.to_screen([checked_number(v, key) for v in value], screen), screen, rounded=False)]
+            except NumberError:
+                continue
+            out[key] = [round(v) for v in point] if rounded else point
     return out
 
 
