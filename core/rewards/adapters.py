@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.rewards.registry import get_reward
+from core.rewards.registry import check_options, get_reward
 
 OPTIONS_ENV = "GUI_REWARD_OPTIONS"
 
@@ -41,6 +41,12 @@ def env_options() -> dict[str, Any]:
     if not isinstance(value, dict):
         raise TypeError(f"${OPTIONS_ENV} must be a JSON object, got {type(value).__name__}")
     return value
+
+
+def checked_options(reward: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``$GUI_REWARD_OPTIONS`` merged with ``options`` (explicit wins), checked for ``reward`` by
+    :func:`core.rewards.registry.check_options`; what every trainer adapter calls when it builds a reward."""
+    return check_options(reward, {**env_options(), **(options or {})})
 
 
 def _plain(value: Any) -> Any:
@@ -123,7 +129,9 @@ def score_columns(reward: str, completions: Sequence[Any], columns: Mapping[str,
 
 
 def trl_reward_func(reward: str, **options: Any) -> Callable[..., list[float]]:
-    """A trl ``GRPOTrainer`` reward function ``f(prompts, completions, **columns) -> list[float]``."""
+    """A trl ``GRPOTrainer`` reward function ``f(prompts, completions, **columns) -> list[float]``; its options
+    (and ``$GUI_REWARD_OPTIONS``) are checked now, when the trainer is configured."""
+    checked_options(reward, options)
 
     def reward_func(prompts: Any = None, completions: Sequence[Any] = (), **columns: Any) -> list[float]:
         return score_columns(reward, completions, columns, options)
@@ -133,5 +141,5 @@ def trl_reward_func(reward: str, **options: Any) -> Callable[..., list[float]]:
     return reward_func
 
 
-__all__ = ["OPTIONS_ENV", "completion_text", "easyr1_compute_score", "env_options", "score_columns",
+__all__ = ["OPTIONS_ENV", "checked_options", "completion_text", "easyr1_compute_score", "env_options", "score_columns",
            "trl_reward_func", "verl_compute_score"]

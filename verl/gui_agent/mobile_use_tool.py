@@ -61,6 +61,7 @@ class CoordinateGrid:
 
     def extent(self, screen: Sequence[float]) -> tuple[float, float]:
         """(width, height) of the coordinate space for a ``screen`` of (W, H) pixels."""
+        screen_size(screen)
         if self.size is not None:
             return self.size
         n = GRIDS[self.name]
@@ -94,6 +95,14 @@ class CoordinateGrid:
 
 
 GRIDS: dict[str, int | None] = {"grid999": 999, "grid1000": 1000, "pixels": None}
+
+
+def screen_size(screen: Any) -> tuple[float, float]:
+    """``screen`` as (W, H) pixels, both finite and > 0; :class:`core.numbers.NumberError` naming it otherwise
+    (a 0x0 screen would divide by zero in every conversion)."""
+    if isinstance(screen, (str, bytes)) or not isinstance(screen, Sequence) or len(screen) != 2:
+        raise NumberError("screen size", f"must be [width, height], got {screen!r:.60}")
+    return (checked_number(screen[0], "screen width", above=0), checked_number(screen[1], "screen height", above=0))
 
 
 def mobile_use_tool_schema(grid: CoordinateGrid) -> dict[str, Any]:
@@ -232,7 +241,8 @@ class ReplayPhoneEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        self._reset_state(int((options or {}).get("max_steps", self.default_max_steps)))
+        self._reset_state(checked_number((options or {}).get("max_steps", self.default_max_steps),
+                                         "options['max_steps']", minimum=1, integer=True))
         return self._obs(), self._info()
 
     def step(self, action: Action):
@@ -288,7 +298,8 @@ class MobileUseTool(_base_tool()):
 
         self.grid = CoordinateGrid(str(config.get("grid", "grid999")))
         self.env_name = str(config.get("env", "sim-phone"))
-        self.max_steps = int(config.get("max_steps", 20))
+        self.max_steps = checked_number(config.get("max_steps", 20), "mobile_use config max_steps", minimum=1,
+                                        integer=True)
         schema = tool_schema or OpenAIFunctionToolSchema.model_validate(mobile_use_tool_schema(self.grid))
         self.config, self.tool_schema, self.name = config, schema, schema.function.name
         self.sessions: dict[str, Any] = {}
@@ -340,4 +351,5 @@ class MobileUseTool(_base_tool()):
 
 
 __all__ = ["GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool", "ReplayPhoneEnv",
-           "actions_match", "make_phone_env", "mobile_use_tool_schema", "regrid_arguments", "tool_call_text"]
+           "actions_match", "make_phone_env", "mobile_use_tool_schema", "regrid_arguments", "screen_size",
+           "tool_call_text"]
