@@ -129,9 +129,9 @@ def score_columns(reward: str, completions: Sequence[Any], columns: Mapping[str,
 
 
 def trl_reward_func(reward: str, **options: Any) -> Callable[..., list[float]]:
-    """A trl ``GRPOTrainer`` reward function ``f(prompts, completions, **columns) -> list[float]``; its options
-    (and ``$GUI_REWARD_OPTIONS``) are checked now, when the trainer is configured."""
-    checked_options(reward, options)
+    """A trl ``GRPOTrainer`` reward function ``f(prompts, completions, **columns) -> list[float]``; ``options`` are
+    checked now (the script that picks the rewards checks ``$GUI_REWARD_OPTIONS`` with :func:`checked_options`)."""
+    check_options(reward, options)
 
     def reward_func(prompts: Any = None, completions: Sequence[Any] = (), **columns: Any) -> list[float]:
         return score_columns(reward, completions, columns, options)
