@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import math
 import os
-import shutil
 import tracemalloc
 import warnings
 import zlib
@@ -19,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import core.envs.miniwob  # noqa: F401 - registers gui_agent/MiniWoB-v0 (the browser starts on the first reset)
+from core.envs.miniwob import browser_missing  # the import registers gui_agent/MiniWoB-v0 (no browser yet)
 import core.world as world
 from core.actions import Action
 from core.numbers import NumberError
@@ -27,18 +26,6 @@ from core.world.env import EpisodeOverError
 from core.world import content, render
 
 SUITE_IDS = sorted(i for i in gymnasium.registry if i.startswith("gui_agent/"))
-
-
-def _browser_missing() -> str | None:
-    from core.envs.miniwob import CHROMEDRIVER, CHROMIUM
-
-    try:
-        import miniwob  # noqa: F401
-        import selenium  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed (make setup-web)"
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
-    return f"{', '.join(missing)} missing (make setup-web)" if missing else None
 
 
 def test_the_suite_registers_its_envs():
@@ -70,7 +57,7 @@ def test_gymnasium_check_env_passes_on_every_registered_env(env_id):
     from gymnasium.utils.env_checker import check_env
 
     if "MiniWoB" in env_id:
-        why = _browser_missing()
+        why = browser_missing()
         if why and os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"CI must check the MiniWoB++ env: {why}")
         if why:

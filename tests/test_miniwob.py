@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import time
 
@@ -19,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.actions import Action
+from core.envs.miniwob import browser_missing
 from core.inference.requests import ResizePolicy
 from core.rollout.envs import get_env
 from core.rollout.policies import RandomPolicy, Reply, ScriptedPolicy
@@ -27,21 +27,9 @@ from core.rollout.runner import episode_specs, run_rollouts
 SUITE = "click-type"
 
 
-def _browser_missing() -> str | None:
-    from core.envs.miniwob import CHROMEDRIVER, CHROMIUM
-
-    try:
-        import miniwob  # noqa: F401
-        import selenium  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed in this environment (make setup-web)"
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
-    return f"{', '.join(missing)} missing (make setup-web)" if missing else None
-
-
 @pytest.fixture(scope="module")
 def browser() -> None:
-    why = _browser_missing()
+    why = browser_missing()
     if why and os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"CI must run the MiniWoB++ tests: {why}")
     if why:

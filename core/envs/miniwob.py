@@ -216,6 +216,20 @@ def task_names() -> list[str]:
     return sorted(p.stem for p in (HTML_DIR / "miniwob").glob("*.html"))
 
 
+def browser_missing() -> str | None:
+    """Why this machine cannot start the env (``miniwob`` / ``selenium`` not installed, or the browser or driver
+    missing; ``make setup-web`` installs them), or None when it can."""
+    import importlib.util
+    import shutil
+
+    for package in ("miniwob", "selenium"):
+        if importlib.util.find_spec(package) is None:
+            return f"{package} is not installed in this environment (make setup-web)"
+    missing = [p for p in (os.environ.get("MINIWOB_CHROME_BINARY") or CHROMIUM,
+                           os.environ.get("MINIWOB_CHROMEDRIVER") or CHROMEDRIVER) if not shutil.which(p)]
+    return f"{', '.join(missing)} missing (make setup-web)" if missing else None
+
+
 def resolve_tasks(spec: str) -> list[str]:
     """A suite name (:data:`SUITES`) or comma-separated task names (``click-button`` or ``miniwob/click-button-v1``)
     -> task names; ``ValueError`` naming an unknown one."""
@@ -543,5 +557,6 @@ if ENV_ID not in gym.registry:
     gym.register(id=ENV_ID, entry_point="core.envs.miniwob:MiniWoBEnv")
 
 __all__ = ["CHROMEDRIVER", "CHROMIUM", "CHROMIUM_FLAGS", "DEFAULT_SUITE", "ENV_ID", "KEY_NAMES", "SUITES",
+           "browser_missing",
            "BrowserError", "GoldStep", "MiniWoBEnv", "WebActionSpace", "dom_widget", "plan_gold", "resolve_tasks",
            "task_names"]
