@@ -164,7 +164,7 @@ def check_options(reward: str, options: Mapping[str, Any]) -> dict[str, Any]:
             else:
                 out[name] = value
         except NumberError as e:
-            raise RewardOptionError(reward, name, e.reason) from None
+            raise RewardOptionError(reward, name, e.reason if e.name == name else str(e)) from None
     return out
 
 
