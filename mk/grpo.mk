@@ -38,6 +38,7 @@ endef
 grpo-verl: $(VENVS)/rl/.ready
 	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
 	$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM on a GPU machine: $(RL)/pip install -e '.[gpu]'"; exit 2; }
+	$(RL)/python -m core.recipes check-reward $(GRPO_RECIPE)
 	TENSORBOARD_DIR=$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE)) \
 	$(RL)/python -m verl.trainer.main_ppo --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
 		--config-name=$(basename $(notdir $(GRPO_RECIPE))) \
