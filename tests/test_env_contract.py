@@ -115,8 +115,10 @@ def test_max_steps_out_of_range_is_named(bad):
     with pytest.raises(NumberError, match=r"^max_steps: "):
         world.SimPhoneEnv(max_steps=bad)
     env = world.SimPhoneEnv()
+    env.reset(options={"task": "calculator-200001"})
     with pytest.raises(NumberError, match=r"^options\['max_steps'\]: "):
         env.reset(options={"task": "send_message-3", "max_steps": bad})
+    assert env.task.id == "calculator-200001" and env.max_steps == 20  # a refused reset changes nothing
 
 
 def test_unknown_reset_option_is_named():

@@ -129,6 +129,7 @@ class SimPhoneEnv(gym.Env):
         unknown = sorted(map(str, set(options) - RESET_OPTIONS))
         if unknown:
             raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; known: {sorted(RESET_OPTIONS)}")
+        max_steps = checked_max_steps(options.get("max_steps", self.default_max_steps), "options['max_steps']")
         task = options.get("task", self.default_task)
         if task is None:
             train = list_tasks("train")
@@ -137,8 +138,7 @@ class SimPhoneEnv(gym.Env):
             task = get_task(task)
         elif not isinstance(task, TaskSpec):
             raise ValueError(f"options['task'] must be a task id or a TaskSpec, got {type(task).__name__}")
-        self.task = task
-        self.max_steps = checked_max_steps(options.get("max_steps", self.default_max_steps), "options['max_steps']")
+        self.task, self.max_steps = task, max_steps  # options checked: the env changes only now
         screen = SCREENS[task.screen]
         content = make_content(task.seed)
         self.renderer = renderer(screen, make_theme(task.theme, content.style.accent), task.font_scale)
