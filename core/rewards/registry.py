@@ -98,14 +98,14 @@ class RewardOptionError(ValueError):
 
 def _flag(value: Any, name: str) -> bool:
     if not isinstance(value, bool):
-        raise NumberError(name, f"must be true or false, got {value!r:.60}")
+        raise ValueError(f"must be true or false, got {value!r:.60}")
     return value
 
 
 def _choice(*choices: str) -> Callable[[Any, str], str]:
     def check(value: Any, name: str) -> str:
         if value not in choices:
-            raise NumberError(name, f"must be one of {', '.join(choices)}, got {value!r:.60}")
+            raise ValueError(f"must be one of {', '.join(choices)}, got {value!r:.60}")
         return value
     return check
 
@@ -113,11 +113,11 @@ def _choice(*choices: str) -> Callable[[Any, str], str]:
 def _weights(value: Any, name: str) -> dict[str, float]:
     """``gui_agent``'s part weights: a mapping of :class:`gui_agent.DenseWeights` names to finite weights >= 0."""
     if not isinstance(value, Mapping):
-        raise NumberError(name, f"must be a mapping of part weights, got {value!r:.60}")
+        raise ValueError(f"must be a mapping of part weights, got {value!r:.60}")
     known = list(gui_agent.DenseWeights.__dataclass_fields__)
     unknown = [k for k in value if k not in known]
     if unknown:
-        raise NumberError(name, f"unknown part {unknown[0]!r}; known: {', '.join(known)}")
+        raise ValueError(f"unknown part {unknown[0]!r}; known: {', '.join(known)}")
     return {k: checked_number(v, f"{name}.{k}", minimum=0) for k, v in value.items()}
 
 
@@ -125,8 +125,9 @@ def _in_range(**bounds: float) -> Callable[[Any, str], float]:
     return lambda value, name: checked_number(value, name, **bounds)
 
 
-#: Rules of the options, by name (shared by every reward that takes the option). A reward's new option adds its
-#: rule here; an option without one still has to be a finite number when it is a number.
+#: Rules of the options, by name (shared by every reward that takes the option): ``rule(value, name)`` returns the
+#: value or raises ``ValueError`` saying why. A reward's new option adds its rule here; an option without one
+#: still has to be a finite number when it is a number.
 OPTION_RULES: dict[str, Callable[[Any, str], Any]] = {
     "mode": _choice(*r1gui.MODES),
     "accuracy_weight": _in_range(minimum=0), "format_weight": _in_range(minimum=0),
@@ -163,8 +164,10 @@ def check_options(reward: str, options: Mapping[str, Any]) -> dict[str, Any]:
                 out[name] = checked_number(value, name)
             else:
                 out[name] = value
-        except NumberError as e:
+        except NumberError as e:  # a number inside the option (weights.coord) keeps its own name
             raise RewardOptionError(reward, name, e.reason if e.name == name else str(e)) from None
+        except ValueError as e:
+            raise RewardOptionError(reward, name, str(e)) from None
     return out
 
 
