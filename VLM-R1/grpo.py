@@ -12,14 +12,19 @@ CPU) is bf16 autocast; the master weights and AdamW stay fp32. Images are resize
 recipe's ``min_pixels``/``max_pixels`` (the bounds the export used, so exported images are left untouched).
 ``--lora_r N`` trains a LoRA adapter instead of the full model. Rewards are the functions of ``VLM-R1/rewards.py``
 (names from ``REWARD_FUNCS``), scored by :mod:`core.rewards` against the dataset's ``ground_truth`` column; their
-knobs come from ``$GUI_REWARD_OPTIONS``. A reward may also be any trl reward function loaded by path,
-``path/to/file.py:function`` (as EasyR1 loads ``compute_score``). ``--reward_shuffle true`` makes the run a
-shuffled-reward control: every batch's real reward values are permuted among its completions (seeded by ``--seed``).
+knobs come from ``$GUI_REWARD_OPTIONS`` (checked when the rewards load, before any model or data). A reward may also
+be any trl reward function loaded by path, ``path/to/file.py:function`` (as EasyR1 loads ``compute_score``).
+``--reward_shuffle true`` makes the run a shuffled-reward control: every batch's real reward values are permuted
+among its completions (seeded by ``--seed``).
+
+Bad input (an unknown recipe key, a value of the wrong type, a ``GRPOConfig`` check, a bad reward option, a missing
+dataset) stops with one ``error:`` line naming the key, flag or path, exit status 2.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +39,10 @@ REWARDS_FILE = Path(__file__).resolve().parent / "rewards.py"
 SCRIPT_DEFAULTS = {"logging_steps": 1, "report_to": "none"}
 #: The vlmr1 export's columns the trainer and core.rewards read (ground truth in the model frame).
 REQUIRED_COLUMNS = ("prompt", "image", "ground_truth", "extra_info")
+
+
+class ScriptError(SystemExit):
+    """Bad input to the script; :func:`run` prints it as one ``error:`` line and exits 2."""
 
 
 @dataclass
@@ -69,10 +78,10 @@ def _reward_by_path(ref: str):
     """The function ``name`` of the Python file ``path`` in ``ref`` = ``path:name``."""
     path, _, name = ref.rpartition(":")
     if not Path(path).is_file():
-        raise SystemExit(f"--reward_funcs {ref}: no file {path}")
+        raise ScriptError(f"--reward_funcs {ref}: no file {path}")
     func = getattr(_load_module(Path(path), f"reward_file_{Path(path).stem}"), name, None)
     if not callable(func):
-        raise SystemExit(f"--reward_funcs {ref}: {path} has no function {name!r}")
+        raise ScriptError(f"--reward_funcs {ref}: {path} has no function {name!r}")
     return func
 
 
@@ -82,8 +91,16 @@ def load_reward_funcs(names: list[str]) -> list:
     module = _load_module(REWARDS_FILE, "vlmr1_rewards")
     unknown = [n for n in names if n not in module.REWARD_FUNCS and ".py:" not in n]
     if unknown or not names:
-        raise SystemExit(f"--reward_funcs: unknown {unknown or 'empty list'}; known: {sorted(module.REWARD_FUNCS)} "
-                         "or path/to/file.py:function")
+        raise ScriptError(f"--reward_funcs: unknown {unknown or 'empty list'}; known: {sorted(module.REWARD_FUNCS)} "
+                          "or path/to/file.py:function")
+    from core.rewards.adapters import checked_options
+
+    for name in names:  # each picked reward takes $GUI_REWARD_OPTIONS: checked now, not at the first batch
+        if name in module.REWARD_FUNCS:
+            try:
+                checked_options(name)
+            except ValueError as e:
+                raise ScriptError(f"$GUI_REWARD_OPTIONS: {e}") from None
     return [module.REWARD_FUNCS[n] if n in module.REWARD_FUNCS else _reward_by_path(n) for n in names]
 
 
@@ -103,15 +120,15 @@ def load_split(path: str, flag: str):
     from datasets import Dataset, load_from_disk
 
     if not Path(path, "dataset_info.json").is_file():
-        raise SystemExit(f"{flag} {path}: not a saved dataset (write one with gui-agent data convert --to vlmr1)")
+        raise ScriptError(f"{flag} {path}: not a saved dataset (write one with gui-agent data convert --to vlmr1)")
     ds = load_from_disk(path)
     if not isinstance(ds, Dataset):
-        raise SystemExit(f"{flag} {path}: a DatasetDict; pass the split's own folder")
+        raise ScriptError(f"{flag} {path}: a DatasetDict; pass the split's own folder")
     missing = [c for c in REQUIRED_COLUMNS if c not in ds.column_names]
     if missing:
-        raise SystemExit(f"{flag} {path}: missing column(s) {missing}; a vlmr1 export has {list(REQUIRED_COLUMNS)}")
+        raise ScriptError(f"{flag} {path}: missing column(s) {missing}; a vlmr1 export has {list(REQUIRED_COLUMNS)}")
     if len(ds) == 0:
-        raise SystemExit(f"{flag} {path}: the dataset is empty")
+        raise ScriptError(f"{flag} {path}: the dataset is empty")
     return ds
 
 
@@ -142,9 +159,26 @@ def parse(argv: list[str] | None = None):
     import torch
     from trl import GRPOConfig, TrlParser
 
+    import yaml
+
     parser = TrlParser((ScriptArguments, GRPOConfig))
     parser.set_defaults(**SCRIPT_DEFAULTS, bf16=torch.cuda.is_available())
-    return parser.parse_args_and_config(argv)
+
+    def error(message: str) -> None:  # argparse's own: usage + message; ours: the message naming the flag/key
+        raise ScriptError(message)
+
+    parser.error = error
+    try:
+        return parser.parse_args_and_config(argv)
+    except yaml.YAMLError as e:
+        raise ScriptError(f"--config: not valid YAML: {' '.join(str(e).split())}") from None
+    except (ValueError, TypeError) as e:  # trl's unknown config keys, GRPOConfig.__post_init__ checks
+        unknown = re.match(r"Unknown arguments from config file: (\[.*?\])", str(e))
+        if unknown:
+            keys = ", ".join(k.lstrip("-") for k in re.findall(r"'(--[^']+)'", unknown.group(1)))
+            raise ScriptError(f"--config: unknown key(s) {keys} (neither a GRPOConfig field nor a script "
+                              f"argument)") from None
+        raise ScriptError(" ".join(str(e).split())) from None
 
 
 def load_splits(paths: str, flag: str, max_samples: int | None = None):
@@ -153,7 +187,7 @@ def load_splits(paths: str, flag: str, max_samples: int | None = None):
 
     parts = [load_split(p, flag) for p in paths.split(":") if p]
     if not parts:
-        raise SystemExit(f"{flag}: no dataset path given")
+        raise ScriptError(f"{flag}: no dataset path given")
     ds = parts[0] if len(parts) == 1 else concatenate_datasets(parts)
     return ds.select(range(min(max_samples, len(ds)))) if max_samples else ds
 
@@ -172,5 +206,15 @@ def main(argv: list[str] | None = None) -> None:
     trainer.save_model(config.output_dir)
 
 
+def run(argv: list[str] | None = None) -> int:
+    """:func:`main`, with bad input as one ``error:`` line and exit status 2."""
+    try:
+        main(argv)
+    except ScriptError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(run())

@@ -38,6 +38,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from core.numbers import checked_number
+
 
 class ActionType(str, Enum):
     """Every action name the toolkit knows (value = the exact string models and datasets use)."""
@@ -255,10 +257,18 @@ def to_mobile_use(action: Action, width: float, height: float) -> dict[str, Any]
     return None
 
 
-def _xy(value: Any) -> tuple[float, float]:
+def _xy(value: Any, name: str) -> tuple[float, float]:
+    """A finite [x, y] point; ValueError naming ``name`` otherwise (a NaN, ``1e999`` or a 400-digit integer too)."""
     if not isinstance(value, (list, tuple)) or len(value) < 2:
-        raise ValueError(f"coordinate must be [x, y], got {value!r}")
-    return float(value[0]), float(value[1])
+        raise ValueError(f"{name} must be [x, y], got {value!r:.100}")
+    return checked_number(value[0], f"{name}[0]"), checked_number(value[1], f"{name}[1]")
+
+
+def _seconds(value: Any) -> float | None:
+    """The ``time`` argument (seconds, finite, >= 0) or None when absent or not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return checked_number(value, "time", minimum=0)
 
 
 def from_mobile_use(arguments: dict[str, Any], *, swipe_as_scroll: bool = True) -> Action:
@@ -269,15 +279,14 @@ def from_mobile_use(arguments: dict[str, Any], *, swipe_as_scroll: bool = True) 
     """
     name = str(arguments.get("action", "")).strip().lower()
     if name == "click":
-        return Action(type="click", point=_xy(arguments.get("coordinate")))
+        return Action(type="click", point=_xy(arguments.get("coordinate"), "coordinate"))
     if name == "long_press":
-        t = arguments.get("time")
-        return Action(type="long_press", point=_xy(arguments.get("coordinate")),
-                      duration=float(t) if isinstance(t, (int, float)) else None)
+        return Action(type="long_press", point=_xy(arguments.get("coordinate"), "coordinate"),
+                      duration=_seconds(arguments.get("time")))
     if name == "type":
         return Action(type="type", text=str(arguments.get("text", "")))
     if name == "swipe":
-        s, e = _xy(arguments.get("coordinate")), _xy(arguments.get("coordinate2"))
+        s, e = _xy(arguments.get("coordinate"), "coordinate"), _xy(arguments.get("coordinate2"), "coordinate2")
         if swipe_as_scroll:
             return Action(type="scroll", direction=swipe_to_scroll(s, e))
         return Action(type="swipe", point=s, end_point=e)
@@ -289,8 +298,7 @@ def from_mobile_use(arguments: dict[str, Any], *, swipe_as_scroll: bool = True) 
             raise ValueError(f"system_button.button must be one of {SYSTEM_BUTTONS}, got {button!r}")
         return Action(type=_ACTION_OF_BUTTON[button.strip().lower()])
     if name == "wait":
-        t = arguments.get("time")
-        return Action(type="wait", duration=float(t) if isinstance(t, (int, float)) else None)
+        return Action(type="wait", duration=_seconds(arguments.get("time")))
     if name == "terminate":
         status = str(arguments.get("status", "success")).lower()
         return Action(type="complete" if status == "success" else "impossible")

@@ -6,6 +6,8 @@ ms-swift recipes are ``swift rlhf|sft RECIPE.yaml`` flag files (swift reads them
 
     python -m core.recipes export-flags recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml
     # --min-pixels 262144 --max-pixels 1258291  (for gui-agent data convert)
+    python -m core.recipes check-reward recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml
+    # reward r1gui: options ok   (a reward option typo or a NaN weight: one error line, exit 2, before training)
 
 PyYAML is imported lazily (the rl and llamafactory environments have it; the base install does not need it).
 """
@@ -64,12 +66,45 @@ def recipe_pixel_bounds(path: str | Path) -> tuple[int, int]:
     return pixel_bounds(load_recipe(path), source=str(path))
 
 
+def check_verl_reward(recipe: dict[str, Any], source: str = "recipe") -> str:
+    """The reward a verl recipe trains with (``reward.custom_reward_function``: ``name`` ``compute_score`` with
+    ``reward_kwargs.reward``, or a reward's own name), its ``reward_kwargs`` and ``$GUI_REWARD_OPTIONS`` checked by
+    :func:`core.rewards.adapters.checked_options` before training starts; returns the reward's name.
+    :class:`RecipeError` naming the file and the key otherwise."""
+    from core.rewards.adapters import checked_options
+    from core.rewards.registry import REWARDS
+
+    section = (recipe.get("reward") or {}).get("custom_reward_function") or {}
+    kwargs = {k: v for k, v in dict(section.get("reward_kwargs") or {}).items()
+              if k not in ("reward_router_address", "reward_model_tokenizer")}  # verl's own, never the reward's
+    name = section.get("name") or "compute_score"
+    reward = kwargs.pop("reward", "r1gui") if name == "compute_score" else name
+    if reward not in REWARDS:
+        key = "reward_kwargs.reward" if name == "compute_score" else "name"
+        raise RecipeError(f"{source}: reward.custom_reward_function.{key}: unknown reward {reward!r}; "
+                          f"known: {', '.join(REWARDS)}")
+    try:
+        checked_options(reward, kwargs)
+    except ValueError as e:
+        raise RecipeError(f"{source}: reward.custom_reward_function.reward_kwargs (with $GUI_REWARD_OPTIONS): "
+                          f"{e}") from None
+    return reward
+
+
+USAGE = "usage: python -m core.recipes export-flags|check-reward RECIPE.yaml"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``export-flags RECIPE``: the pixel bounds as ``data convert`` flags; ``check-reward RECIPE``: a verl
+    recipe's reward and options checked (``make grpo-verl`` runs it before training)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] != "export-flags":
-        print("usage: python -m core.recipes export-flags RECIPE.yaml", file=sys.stderr)
+    if len(args) != 2 or args[0] not in ("export-flags", "check-reward"):
+        print(USAGE, file=sys.stderr)
         return 2
     try:
+        if args[0] == "check-reward":
+            print(f"reward {check_verl_reward(load_recipe(args[1]), args[1])}: options ok")
+            return 0
         low, high = recipe_pixel_bounds(args[1])
     except RecipeError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -26,7 +26,6 @@ prediction file row       :meth:`GoldRecord.to_prediction_columns`     :func:`fr
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,6 +40,7 @@ from core.actions import (
     to_mobile_use,
 )
 from core.geometry import Frame, ImageGeometry
+from core.numbers import NumberError, checked_number
 
 #: Actions written in the mobile_use flavour (Qwen3-VL tool call names).
 MOBILE_USE_NAMES = frozenset({"click", "long_press", "swipe", "type", "answer", "system_button", "wait",
@@ -205,9 +205,12 @@ def _numbers(value: Any, field: str, lengths: tuple[int, ...]) -> tuple[float, .
         raise GoldRecordError(field, f"expected {' or '.join(map(str, lengths))} numbers, got {value!r}"[:200])
     out = []
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if not isinstance(v, (int, float)):
             raise GoldRecordError(field, f"not a finite number: {v!r}"[:200])
-        out.append(float(v))
+        try:
+            out.append(checked_number(v, field))
+        except NumberError as e:
+            raise GoldRecordError(field, e.reason) from None
     return tuple(out)
 
 
@@ -293,14 +296,15 @@ def _from_mobile_use(gt: Mapping, extra: Mapping, sizes: dict[str, Any]) -> Gold
 def from_reward_inputs(ground_truth: Any, extra_info: Mapping | None = None) -> GoldRecord:
     """Read a reward's gold inputs, any flavour: GUI-R1 ``{"action", "gt_bbox", "input_text"[, "frame"]}`` or
     ``mobile_use`` ``{"action", "coordinate", "text", "button", "status"}`` JSON, with verl's ``extra_info`` or
-    trl/ms-swift's row columns (``frame``, ``image_size``, ``resized_size``, ``bbox_original``).
+    trl/ms-swift's row columns (``frame``, ``image_size``, ``resized_size``, ``bbox_original``); ``extra_info`` is
+    a mapping or a JSON object string (anything else is a :class:`GoldRecordError` on ``extra_info``).
 
     The frame is ``ground_truth["frame"]``, else ``extra_info["frame"]``; a legacy row without one goes through
     :func:`infer_legacy_frame` and the record says ``frame_inferred``. A target given only as
     ``extra_info["bbox_original"]`` (or the older spelling ``gt_bbox_original``) is read in ORIGINAL pixels.
     """
     gt = load_json_object(ground_truth)
-    extra = extra_info or {}
+    extra = {} if extra_info is None else load_json_object(extra_info, "extra_info")
     action = gt.get("action")
     if not isinstance(action, str) or not action.strip():
         raise GoldRecordError("action", f"expected an action name, got {action!r}"[:200])

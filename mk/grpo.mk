@@ -45,6 +45,7 @@ grpo-verl: $(VENVS)/rl/.ready
 	$(call model_preflight,grpo-verl,$(MODEL),MODEL)
 	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
 	$(if $(filter 1,$(DRY_RUN)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM: make setup-gpu (GPU machine)"; exit 2; })
+	$(RL)/python -m core.recipes check-reward $(GRPO_RECIPE)
 	TENSORBOARD_DIR=$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE)) \
 	$(RL)/python $(if $(filter 1,$(DRY_RUN)),verl/dry_run.py,-m verl.trainer.main_ppo) --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
 		--config-name=$(basename $(notdir $(GRPO_RECIPE))) \

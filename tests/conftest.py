@@ -54,26 +54,13 @@ def png_bomb() -> bytes:
             + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
 
 
-def _browser_missing() -> str | None:
-    """Why MiniWoB++ cannot run here (None when it can): its packages or Debian's chromium / chromedriver."""
-    import shutil
-
-    from core.envs.miniwob import CHROMEDRIVER, CHROMIUM
-
-    try:
-        import miniwob  # noqa: F401
-        import selenium  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed in this environment (make setup-web)"
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
-    return f"{', '.join(missing)} missing (make setup-web)" if missing else None
-
-
 @pytest.fixture(scope="session")
 def browser() -> None:
     """MiniWoB++ in Chromium (make setup-web): skips with the reason when missing, except in CI (``CI=true``),
     where a missing browser is a failure."""
-    why = _browser_missing()
+    from core.envs.miniwob import missing_setup
+
+    why = missing_setup()
     if why and os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"CI must run the MiniWoB++ tests: {why}")
     if why:

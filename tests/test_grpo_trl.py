@@ -135,6 +135,29 @@ def test_bad_inputs_are_named(grpo, export, tmp_path):
         grpo.load_split(str(tmp_path / "p.hf"), "--dataset")
 
 
+
+@pytest.mark.parametrize("recipe, env_options, message", [
+    ("bogus_key: 3\n", "", "error: --config: unknown key(s) bogus_key"),
+    ("learning_rate: abc\n", "", "error: argument --learning_rate/--learning-rate: invalid float value: 'abc'"),
+    ("num_generations: 3\nper_device_train_batch_size: 2\n", "",
+     "error: generation_batch_size (2) must be divisible by num_generations (3)"),
+    ("learning_rate: 1.0e-6\n", '{"fromat_weight": 0.1}',
+     "error: $GUI_REWARD_OPTIONS: reward 'r1gui_format': option 'fromat_weight': unknown option"),
+], ids=["unknown key", "bad value", "config check", "option typo"])
+def test_recipe_errors_are_one_line_naming_the_key_exit_2(tmp_path, recipe, env_options, message):
+    """Each case starts the script (torch + trl imports, about 20 s): the checks run before any model or data."""
+    pytest.importorskip("trl")
+    config = tmp_path / "recipe.yaml"
+    config.write_text(recipe)
+    env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO), "GUI_REWARD_OPTIONS": env_options}
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--config", str(config), "--model_name_or_path", "x",
+                           "--dataset", str(tmp_path / "none.hf"), "--output_dir", str(tmp_path / "out")],
+                          capture_output=True, text=True, env=env, timeout=600)
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert proc.returncode == 2 and len(errors) == 1 and errors[0].startswith(message), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and "usage:" not in proc.stderr
+
+
 RECIPES = REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"
 TB_SCALARS = ["train/reward", "train/reward_std", "train/rewards/r1gui_format/mean", "train/rewards/r1gui_accuracy/mean",
               "train/kl", "train/loss", "train/completions/mean_length", "train/learning_rate"]

@@ -128,6 +128,8 @@ def test_make_grpo_verl_runs_the_models_recipe_with_the_logger_switch():
     out = _make_dry_run("grpo-verl", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct")
     assert f"--config-path={REPO}/recipes/qwen2_5_vl_7b/grpo/" in out and "--config-name=config_guir1_verl" in out
     assert "'trainer.logger=[console]'" in out and "trainer.experiment_name=qwen2_5_vl_7b_guir1_verl" in out
+    check = "-m core.recipes check-reward recipes/qwen2_5_vl_7b/grpo/config_guir1_verl.yaml"
+    assert check in out and out.index(check) < out.index("verl.trainer.main_ppo")  # reward options before training
     out = _make_dry_run("grpo-verl", "LOGGER=tensorboard")
     assert "recipes/qwen2_5_vl_3b/grpo/" in out and "'trainer.logger=[console,tensorboard]'" in out
     assert "TENSORBOARD_DIR=runs/qwen2_5_vl_3b_guir1_verl" in out
@@ -165,6 +167,26 @@ def test_pixel_bounds_are_read_from_each_recipe_format(tmp_path, capsys):
     assert main(["export-flags", str(VERL_RECIPES["7b"])]) == 0
     assert capsys.readouterr().out.strip() == "--min-pixels 262144 --max-pixels 1258291"
     assert main([]) == 2
+
+
+def test_check_reward_rejects_a_verl_recipes_bad_reward_option_before_training(capsys, monkeypatch):
+    from core.recipes import check_verl_reward
+
+    recipe = load_recipe(VERL_RECIPES["3b"])
+    monkeypatch.delenv("GUI_REWARD_OPTIONS", raising=False)
+    assert check_verl_reward(recipe) == "r1gui" and main(["check-reward", str(VERL_RECIPES["3b"])]) == 0
+    kwargs = recipe["reward"]["custom_reward_function"]["reward_kwargs"]
+    for bad, message in (({"mdoe": "guir1"}, "option 'mdoe': unknown option"),
+                         ({"format_weight": float("nan")}, "option 'format_weight': must be a finite number"),
+                         ({"reward": "r1gui_typo"}, "reward_kwargs.reward: unknown reward 'r1gui_typo'")):
+        broken = {"reward": {"custom_reward_function": {"name": "compute_score", "reward_kwargs": {**kwargs, **bad}}}}
+        with pytest.raises(RecipeError, match=f"r.yaml: reward.custom_reward_function.*{message}"):
+            check_verl_reward(broken, source="r.yaml")
+    monkeypatch.setenv("GUI_REWARD_OPTIONS", '{"accuracy_weight": -1}')
+    capsys.readouterr()
+    assert main(["check-reward", str(VERL_RECIPES["3b"])]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: ") and "option 'accuracy_weight': must be >= 0, got -1" in line
 
 
 def _real_steps():

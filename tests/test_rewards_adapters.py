@@ -163,6 +163,15 @@ def test_ms_swift_external_plugin(monkeypatch):
     monkeypatch.setenv("GUI_REWARD_OPTIONS", '{"mode": "guir1"}')
     assert orms["r1gui"]()(completions, **kwargs) == pytest.approx([e for _, _, e in CASES])
     assert torch.tensor(orms["r1gui_accuracy"]()(completions, **kwargs)).tolist() == [1.0, 0.0, 0.0]
+    # a bad option fails when swift builds the reward (the trainer's __init__), not at the first batch
+    from core.rewards.registry import RewardOptionError
+
+    monkeypatch.setenv("GUI_REWARD_OPTIONS", '{"format_weight": -1}')
+    with pytest.raises(RewardOptionError, match="'format_weight': must be >= 0"):
+        orms["r1gui"](args=None)
+    monkeypatch.setenv("GUI_REWARD_OPTIONS", '{"mdoe": "guir1"}')
+    with pytest.raises(RewardOptionError, match="'mdoe': unknown option"):
+        orms["r1gui_format"]()
 
 
 # --------------------------------------------------------------------------------------------- EasyR1

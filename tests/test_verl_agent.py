@@ -198,6 +198,21 @@ def test_tool_executes_on_the_simulated_phone_and_answers_with_the_next_screensh
     assert iid not in tool.sessions
 
 
+@pytest.mark.parametrize("coordinate", [[float("nan"), 5], [float("inf"), 5], [10 ** 400, 5], [1e308, 1e308],
+                                        ["a", 5]], ids=["nan", "inf", "400 digits", "1e308", "text"])
+def test_tool_answers_non_finite_and_huge_coordinates_as_invalid_actions(coordinate) -> None:
+    """The same 'Invalid action' reply as for text coordinates: the phone does not move, nothing raises."""
+    from core.world import list_tasks
+
+    tool = mut.MobileUseTool({"grid": "grid999"})
+    iid, _ = asyncio.run(tool.create(create_kwargs={"task_id": list_tasks("test")[0].id}))
+    before = tool.session(iid).obs.copy()
+    response, reward, metrics = asyncio.run(tool.execute(iid, {"action": "click", "coordinate": coordinate}))
+    assert metrics["invalid"] and response.text.startswith("Invalid action") and reward == 0.0
+    assert (tool.session(iid).obs == before).all()
+    asyncio.run(tool.release(iid))
+
+
 def test_replay_source_serves_the_logged_screens_and_checks_the_expected_sequence() -> None:
     from PIL import Image
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,8 +34,7 @@ qwen3_dir, processor = agent.qwen3_dir, agent.processor
 
 def prepare(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT,
-                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin",
-                               **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}}, timeout=600)
+                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, timeout=600)
 
 
 def load_rlhf(path: Path, processor):
@@ -61,8 +61,11 @@ def aitz_jsonl(tmp_path: Path) -> Path:
     space = mut.CoordinateGrid.fixed(999, 999)
     actions = [mut.regrid_arguments(to_mobile_use(s.action, *s.image_size), mut.CoordinateGrid("pixels"), space,
                                     s.image_size) for s in steps]
-    images = [str(AITZ / f"{AITZ.name}_{i}.png") for i in range(len(steps))]
-    assert Image.open(images[0]).size == steps[0].image_size
+    (tmp_path / "shots").mkdir(exist_ok=True)
+    images = [f"shots/{AITZ.name}_{i}.png" for i in range(len(steps))]  # inside the JSONL's folder, as required
+    for name in images:
+        shutil.copy(AITZ / Path(name).name, tmp_path / name)
+    assert Image.open(tmp_path / images[0]).size == steps[0].image_size
     path = tmp_path / "traj.jsonl"
     path.write_text(json.dumps({"instruction": steps[0].instruction, "images": images, "actions": actions}) + "\n")
     return path
@@ -155,7 +158,7 @@ def test_unified_parquet_input_and_bad_input_named(tmp_path: Path) -> None:
     good = json.loads(aitz_jsonl(tmp_path).read_text())
     bad.write_text(json.dumps(good) + "\n" + json.dumps(dict(good, actions=[{"action": "fly"}])) + "\n")
     proc = prepare("--output_dir", str(tmp_path / "b"), "--input_file", str(bad))
-    assert proc.returncode == 1 and "bad.jsonl:2: field 'actions[0]'" in proc.stderr
+    assert proc.returncode == 2 and "bad.jsonl:2: field 'actions[0]'" in proc.stderr
     assert not (tmp_path / "b" / "train.parquet").exists()  # nothing half-written under the final name
 
 
@@ -264,3 +267,47 @@ def test_miniwob_rows_play_in_the_browser_through_the_agent_loop(tmp_path: Path,
     assert episode["instruction"] == rows[0]["extra_info"]["instruction"]  # the same seed: the prompt's episode
     assert episode["success"] and len(server.calls) == len(expected)
     assert out.reward_score == pytest.approx(2.0)
+
+
+# ------------------------------------------------------------------------------------------ hostile input
+
+
+def _hostile_cases(tmp_path: Path, png_bomb: bytes) -> dict[str, tuple[dict, str]]:
+    """name -> (a trajectory line built on the real AitZ one, the error its row must name)."""
+    good = json.loads(aitz_jsonl(tmp_path).read_text())
+    (tmp_path / "bomb.png").write_bytes(png_bomb)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.png"
+    shutil.copy(tmp_path / good["images"][0], outside)
+    click = {"action": "click", "coordinate": [10, 10]}
+    return {
+        "parent": (dict(good, images=["../" + outside.name, *good["images"][1:]]),
+                   "field 'images[0]': image outside root"),
+        "absolute": (dict(good, images=[str(outside), *good["images"][1:]]), "field 'images[0]': image outside root"),
+        "bomb": (dict(good, images=["bomb.png", *good["images"][1:]]), "field 'images[0]': image too large"),
+        "inf": (dict(good, actions=[dict(click, coordinate=[1e999, 5]), *good["actions"][1:]]),
+                "field 'actions[0]': coordinate[0]: must be a finite number"),
+        "400 digits": (dict(good, actions=[dict(click, coordinate=[10 ** 400, 5]), *good["actions"][1:]]),
+                       "field 'actions[0]': coordinate[0]: must be a finite number"),
+        "1 image 5 actions": (dict(good, images=good["images"][:1], actions=[click] * 5),
+                              "field 'images': 1 image(s) for 5 action(s)"),
+    }
+
+
+@pytest.mark.parametrize("case", ["parent", "absolute", "bomb", "inf", "400 digits", "1 image 5 actions"])
+def test_hostile_trajectory_is_a_named_row_error_exit_2(tmp_path: Path, png_bomb: bytes, case: str) -> None:
+    line, message = _hostile_cases(tmp_path, png_bomb)[case]
+    src = tmp_path / "hostile.jsonl"
+    src.write_text(json.dumps(json.loads(aitz_jsonl(tmp_path).read_text())) + "\n" + json.dumps(line) + "\n")
+    proc = prepare("--output_dir", str(tmp_path / "out"), "--input_file", str(src))
+    assert proc.returncode == 2, proc.stderr
+    (error,) = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert f"hostile.jsonl:2: {message}" in error and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out" / "train.parquet").exists()
+
+
+def test_output_dir_naming_a_file_is_one_error_line(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    proc = prepare("--output_dir", str(notes), "--input_file", str(aitz_jsonl(tmp_path)))
+    assert proc.returncode == 2 and "--output_dir" in proc.stderr.splitlines()[-1] and "is a file" in proc.stderr
+    assert "Traceback" not in proc.stderr and notes.read_text() == "keep me"

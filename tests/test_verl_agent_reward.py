@@ -132,3 +132,28 @@ def test_gui_agent_score_command_gives_sprayed_calls_no_credit(tmp_path: Path) -
     scored = [json.loads(line) for line in out.read_text().splitlines()]
     accuracy = [next(v for k, v in s.items() if k.endswith("accuracy")) for s in scored]
     assert accuracy == [1.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("screen", [(0, 0), (1080, 0), (float("nan"), 2400), (-1, 2400), "1080x2400"])
+def test_a_screen_without_size_is_a_named_ground_truth_error(screen) -> None:
+    from core.rewards import RewardInputError
+
+    gold = Action(type="click", point=(10.0, 10.0))
+    with pytest.raises(RewardInputError, match="field 'screen_size': screen"):
+        gar.score_turn("Thought: t\nAction: a\n<tool_call>{}</tool_call>", gold, None, mut.CoordinateGrid("grid999"),
+                       screen)
+
+
+@pytest.mark.parametrize("section, name", [
+    ({"completion_bonus": float("nan")}, "gui_agent.completion_bonus: must be a finite number"),
+    ({"completion_bonus": -1}, "gui_agent.completion_bonus: must be >= 0"),
+    ({"max_turns": 2.9}, "gui_agent.max_turns: must be a whole number"),
+    ({"max_screenshots": 0}, "gui_agent.max_screenshots: must be >= 1"),
+])
+def test_gui_agent_config_numbers_are_checked_at_config_load(section, name) -> None:
+    import gui_agent_loop
+
+    with pytest.raises(ValueError, match=name):
+        gui_agent_loop.GUIAgentConfig.from_mapping(section)
+    with pytest.raises(ValueError, match="completion_bonus"):
+        gar.episode_reward([], True, completion_bonus=float("nan"))

@@ -15,6 +15,7 @@ import core.world as world
 from core.actions import ACTION_NAMES, Action
 from core.world.content import make_content
 from core.world.device import SCREENS, make_theme
+from core.world.env import EpisodeOverError
 from core.world.phone import Phone, evaluate
 from core.world.render import FRAMES, SPRITES, Renderer
 from core.world.tasks import FAMILIES, HELD_OUT_FAMILIES, SPLITS
@@ -110,8 +111,8 @@ def test_reward_terminated_truncated_semantics():
         if term:
             break
     assert rewards[-1] == 1.0 and sum(rewards) == 1.0 and term and not trunc
-    obs, r, term, trunc, info = env.step(Action(type="wait"))  # goal still holds: no second reward
-    assert r == 0.0 and term
+    with pytest.raises(EpisodeOverError, match="call reset"):  # gymnasium's rule: reset after the end
+        env.step(Action(type="wait"))
     env.reset(options={"task": "settings_toggle-0"})
     for _ in range(3):
         _, r, term, trunc, info = env.step(Action(type="wait"))
@@ -298,6 +299,8 @@ def test_hostile_actions_never_crash(actions, task_id):
         assert info["ignored"] is None or isinstance(info["ignored"], str)
         g = info["gold_action"]
         assert g is None or all(math.isfinite(v) for v in (g.point or (0.0, 0.0)))
+        if term or trunc:  # the contract: reset after the end
+            obs, info = env.reset(options={"task": task_id})
 
 
 @pytest.mark.parametrize("task_id", ["maps_search-3", "send_message-13", "set_alarm-1"])

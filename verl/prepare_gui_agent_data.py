@@ -26,7 +26,9 @@ Columns (the recipe's layout): ``prompt`` (chat with one ``<image>``, what verl'
 ``grid``, ``index``, ``split`` and the source keys (``task_id``/``seed`` or ``screenshots``). The grid must be the
 tool's (``mobile_use_tool.yaml``): one setting for prompt, data, reward and tool.
 
-Bad input stops with an error naming the line/record and field (exit 1); outputs are written atomically.
+Bad input stops with an error naming the line/record and field (exit 2); outputs are written atomically. Images
+follow ``gui-agent data convert``'s rules: paths relative to the JSONL's folder and inside it (``../x.png`` and
+absolute paths elsewhere are refused), decodable, at most Pillow's pixel limit; coordinates are finite numbers.
 """
 
 from __future__ import annotations
@@ -148,17 +150,24 @@ def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0, *,
 # ------------------------------------------------------------------------------------------ logged (offline)
 
 
-def _image_bytes(path: Path, where: str) -> tuple[bytes, tuple[int, int]]:
-    from PIL import Image, UnidentifiedImageError
+def _image_bytes(root: Path, name: Any, field: str, where: str) -> tuple[bytes, tuple[int, int]]:
+    """Bytes and (W, H) of image ``name`` of a record, by ``data convert``'s rules (core.data.ingest._common): only
+    inside the dataset folder ``root``, decodable, at most the pixel limit (a decompression bomb is a row error)."""
+    from core.data.ingest._common import OUTSIDE_ROOT, image_size_of, inside
+    from core.schema import StepValidationError
 
+    path = root / str(name)
+    if not inside(root, path):
+        raise DataError(f"{where}: field '{field}': {OUTSIDE_ROOT}: {str(name)[:300]!r} lies outside the dataset "
+                        f"folder {root}")
     try:
         data = path.read_bytes()
-        with Image.open(io.BytesIO(data)) as im:
-            im.verify()
-        with Image.open(io.BytesIO(data)) as im:
-            return data, im.size
-    except (OSError, UnidentifiedImageError) as e:
-        raise DataError(f"{where}: field 'images': cannot read {path}: {e}") from None
+    except OSError as e:
+        raise DataError(f"{where}: field '{field}': cannot read {str(path)[:300]}: {e.strerror or e}") from None
+    try:
+        return data, image_size_of(data, where)
+    except StepValidationError as e:
+        raise DataError(f"{where}: field '{field}': {e.reason}") from None
 
 
 def replay_row(instruction: str, images: list[tuple[bytes, tuple[int, int]]], actions: list[dict[str, Any]],
@@ -180,6 +189,9 @@ def replay_row(instruction: str, images: list[tuple[bytes, tuple[int, int]]], ac
         except (ValueError, TypeError) as e:
             raise DataError(f"{where}: field 'actions[{j}]': {e}") from None
         expected.append(regrid_arguments(args, src, grid, size))
+    if len(images) not in (len(actions), len(actions) + 1):
+        raise DataError(f"{where}: field 'images': {len(images)} image(s) for {len(actions)} action(s); images[i] is "
+                        f"the screen before actions[i] (one more: the screen after the last action)")
     return make_row(instruction=instruction, first_image=images[0][0], image_size=size, expected_actions=expected,
                     grid=grid, index=index, split="train",
                     source={"screenshots": [b for b, _ in images], "task_id": f"replay-{index}"})
@@ -195,7 +207,7 @@ def jsonl_rows(path: Path, src: CoordinateGrid, grid: CoordinateGrid) -> Iterato
             raise DataError(f"{where}: {record.reason}") from None
         if not isinstance(record, dict) or not isinstance(record.get("images"), list):
             raise DataError(f"{where}: field 'images' must be a list of paths")
-        images = [_image_bytes(path.parent / str(p), where) for p in record["images"]]
+        images = [_image_bytes(path.parent, p, f"images[{i}]", where) for i, p in enumerate(record["images"])]
         yield replay_row(record.get("instruction", ""), images, list(record.get("actions") or []), src, grid,
                          index, where)
 
@@ -350,7 +362,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("give exactly one of --create_demo and --input_file")
     grid = CoordinateGrid(args.grid)
     out = args.output_dir
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        p.error(f"--output_dir {out} is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        p.error(f"--output_dir {out}: cannot create it: {e.strerror or e}")
     try:
         if args.create_demo:
             if args.demo_samples < 1:
@@ -378,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"({counts['test']} validation rows)")
     except DataError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return 2
     return 0
 
 

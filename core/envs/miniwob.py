@@ -540,7 +540,7 @@ class MiniWoBEnv(gym.Env):
         h, w = self._obs.shape[:2]
         if self.observation_space.shape != (h, w, 3):
             self.observation_space = gym.spaces.Box(0, 255, (h, w, 3), np.uint8)
-            self.action_space = WebActionSpace(w, h)
+            self.action_space.resize(w, h)  # one space for the env's life: a user's seed survives
         if not self._done:  # an ended task's page is blank: keep the last widgets, as the last screenshot
             self._widgets = [dom_widget(e) for e in wob_obs["dom_elements"]]
         widgets = self._widgets

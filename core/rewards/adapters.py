@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.rewards.registry import get_reward
+from core.rewards.registry import check_options, get_reward
 
 OPTIONS_ENV = "GUI_REWARD_OPTIONS"
 
@@ -43,6 +43,12 @@ def env_options() -> dict[str, Any]:
     if not isinstance(value, dict):
         raise TypeError(f"${OPTIONS_ENV} must be a JSON object, got {type(value).__name__}")
     return value
+
+
+def checked_options(reward: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``$GUI_REWARD_OPTIONS`` merged with ``options`` (explicit wins), checked for ``reward`` by
+    :func:`core.rewards.registry.check_options`; what every trainer adapter calls when it builds a reward."""
+    return check_options(reward, {**env_options(), **(options or {})})
 
 
 def _plain(value: Any) -> Any:
@@ -125,7 +131,9 @@ def score_columns(reward: str, completions: Sequence[Any], columns: Mapping[str,
 
 
 def trl_reward_func(reward: str, **options: Any) -> Callable[..., list[float]]:
-    """A trl ``GRPOTrainer`` reward function ``f(prompts, completions, **columns) -> list[float]``."""
+    """A trl ``GRPOTrainer`` reward function ``f(prompts, completions, **columns) -> list[float]``; ``options`` are
+    checked now (the script that picks the rewards checks ``$GUI_REWARD_OPTIONS`` with :func:`checked_options`)."""
+    check_options(reward, options)
 
     def reward_func(prompts: Any = None, completions: Sequence[Any] = (), **columns: Any) -> list[float]:
         return score_columns(reward, completions, columns, options)
@@ -164,5 +172,5 @@ def shuffled_within_batch(reward_funcs: Sequence[Callable[..., list]], seed: int
     return [wrap(f) for f in reward_funcs]
 
 
-__all__ = ["OPTIONS_ENV", "completion_text", "easyr1_compute_score", "env_options", "score_columns",
+__all__ = ["OPTIONS_ENV", "checked_options", "completion_text", "easyr1_compute_score", "env_options", "score_columns",
            "shuffled_within_batch", "trl_reward_func", "verl_compute_score"]

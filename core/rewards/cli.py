@@ -49,26 +49,18 @@ def register(app: typer.Typer) -> None:
 
 def _usage_problem(reward: str, options: dict) -> str | None:
     """Why ``--reward`` / its options cannot work (one line), or None; checked before any row is read."""
-    import inspect
-
-    from core.rewards.gaussian import positive_option
     from core.rewards.r1gui import MODES
-    from core.rewards.registry import REWARDS
+    from core.rewards.registry import REWARDS, RewardOptionError, check_options, reward_options
 
-    spec = REWARDS.get(reward)
-    if spec is None:
+    if reward not in REWARDS:
         return f"unknown --reward {reward!r}; choose one of: {', '.join(REWARDS)}"
-    params = inspect.signature(spec.fn).parameters
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        unknown = [k for k in options if k not in params]
-        if unknown:
-            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-            return f"--reward {reward} takes no {flags}"
+    unknown = [k for k in options if k not in reward_options(reward)]
+    if unknown:
+        return f"--reward {reward} takes no {', '.join('--' + k.replace('_', '-') for k in unknown)}"
     if "mode" in options and options["mode"] not in MODES:
         return f"unknown --mode {options['mode']!r}; choose one of: {', '.join(MODES)}"
-    if "alpha" in options:
-        try:
-            positive_option("alpha", options["alpha"])
-        except ValueError:
-            return f"--alpha must be a finite number > 0, got {options['alpha']}"
+    try:
+        check_options(reward, options)
+    except RewardOptionError as e:
+        return f"--{e.option.replace('_', '-')}: {e.reason}"
     return None

@@ -31,6 +31,7 @@ from typing import Any
 from core.actions import POINT_ACTIONS
 from core.geometry import Frame
 from core.matching import POINT_RADIUS
+from core.numbers import checked_number
 from core.records import GoldRecord
 from core.rewards import r1gui
 from core.rewards.common import Knobs
@@ -42,10 +43,12 @@ DEFAULT_ALPHA = 0.5
 
 
 def positive_option(name: str, value: Any) -> float:
-    """``value`` as a float; ValueError naming the option unless it is a finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"gaussian reward option '{name}': must be a finite number > 0, got {value!r}")
-    return float(value)
+    """``value`` as a float; ValueError naming the option unless it is a finite number > 0 (core.numbers' check;
+    text is refused: options come from JSON or Python, where a number is a number)."""
+    label = f"gaussian reward option '{name}'"
+    if isinstance(value, str):
+        raise ValueError(f"{label}: must be a number, got {value!r}")
+    return checked_number(value, label, above=0)
 
 
 def gaussian_point_accuracy(point: tuple[float, float], frame: Frame | None, gold: GoldRecord, *,

@@ -8,17 +8,23 @@ Options (all optional): ``mode`` ('default' | 'guir1'; r1gui, and gaussian's for
 ``accuracy_weight``, ``gate_format`` (format counts only when accuracy > 0), ``point_radius`` (r1gui and
 gaussian, 2-number ground truths), ``alpha`` (gaussian: sigma / box size, default 0.5), ``weights`` (dict for gui_agent), ``coord_radius`` (gui_agent), ``strict``,
 ``type_weight``, ``screen_radius`` (aitw). Radii are fractions of the screen (default
-:data:`core.matching.POINT_RADIUS`, 0.14).
+:data:`core.matching.POINT_RADIUS`, 0.14). Every call checks its options with :func:`check_options` (names the
+reward takes; numbers finite and in range: weights >= 0, ``type_weight`` in [0, 1], radii > 0; flags true/false);
+the adapters call it once more when a trainer builds the reward, so a typo fails at config load.
 """
 
 from __future__ import annotations
 
+import inspect
+from functools import cache
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.rewards import aitw, gaussian, gui_agent, r1gui, r1v
 from core.matching import POINT_RADIUS
+from core.numbers import NumberError, checked_number
+from core.records import load_json_object
 from core.rewards.common import Knobs
 
 
@@ -33,7 +39,8 @@ class RewardSpec:
 
     def __call__(self, completion: str, ground_truth: Any, extra_info: Mapping | None = None,
                  **options: Any) -> dict[str, float]:
-        return self.fn(completion, ground_truth, extra_info, **{**self.defaults, **options})
+        extra = None if extra_info is None else load_json_object(extra_info, "extra_info")  # named error if no object
+        return self.fn(completion, ground_truth, extra, **check_options(self.name, {**self.defaults, **options}))
 
     def value(self, completion: str, ground_truth: Any, extra_info: Mapping | None = None, **options: Any) -> float:
         return self(completion, ground_truth, extra_info, **options)[self.value_key]
@@ -67,10 +74,6 @@ def _gui_agent(completion: str, ground_truth: Any, extra_info: Mapping | None = 
     return gui_agent.gui_agent_score(completion, ground_truth, extra_info, weights=w, coord_radius=coord_radius)
 
 
-def _aitw(completion: str, ground_truth: Any, extra_info: Mapping | None = None, **options: Any) -> dict[str, float]:
-    return aitw.aitw_score(completion, ground_truth, extra_info, **options)
-
-
 _SPECS = (
     RewardSpec("r1gui", _r1gui, r1gui.KEYS, "overall", "GUI-R1 r1gui, corrected (mode=guir1: the published one)"),
     RewardSpec("r1gui_guir1", _r1gui, r1gui.KEYS, "overall", "GUI-R1 r1gui exactly as published",
@@ -80,8 +83,8 @@ _SPECS = (
     RewardSpec("gaussian", _gaussian, gaussian.KEYS, "overall", "GUI-G2 Gaussian point reward, r1gui's format"),
     RewardSpec("gaussian_accuracy", _gaussian, gaussian.KEYS, "accuracy", "GUI-G2 Gaussian accuracy part only (0..1)"),
     RewardSpec("gui_agent", _gui_agent, gui_agent.KEYS, "overall", "dense Qwen3-VL tool-call agent reward"),
-    RewardSpec("aitw", _aitw, aitw.KEYS, "overall", "AITW type + tolerant parameter match"),
-    RewardSpec("aitw_strict", _aitw, aitw.KEYS, "overall", "AITW type + strict parameter match", {"strict": True}),
+    RewardSpec("aitw", aitw.aitw_score, aitw.KEYS, "overall", "AITW type + tolerant parameter match"),
+    RewardSpec("aitw_strict", aitw.aitw_score, aitw.KEYS, "overall", "AITW type + strict parameter match", {"strict": True}),
     RewardSpec("r1v", r1v.r1v_score, r1v.KEYS, "overall", "R1-V-GUI-agent accuracy + think format, as published"),
     RewardSpec("r1v_accuracy", r1v.r1v_score, r1v.KEYS, "accuracy", "R1-V-GUI-agent accuracy_reward (0, 0.5, 1)"),
     RewardSpec("r1v_format", r1v.r1v_score, r1v.KEYS, "format", "R1-V-GUI-agent format_reward (0 or 0.5)"),
@@ -98,6 +101,89 @@ def get_reward(name: str) -> RewardSpec:
         return REWARDS[name]
     except KeyError:
         raise KeyError(f"unknown reward {name!r}; known: {reward_names()}") from None
+
+
+class RewardOptionError(ValueError):
+    """A reward option that cannot be used; ``option`` names it."""
+
+    def __init__(self, reward: str, option: str, reason: str):
+        super().__init__(f"reward {reward!r}: option {option!r}: {reason}")
+        self.reward, self.option, self.reason = reward, option, reason
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {value!r:.60}")
+    return value
+
+
+def _choice(*choices: str) -> Callable[[Any, str], str]:
+    def check(value: Any, name: str) -> str:
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}, got {value!r:.60}")
+        return value
+    return check
+
+
+def _weights(value: Any, name: str) -> dict[str, float]:
+    """``gui_agent``'s part weights: a mapping of :class:`gui_agent.DenseWeights` names to finite weights >= 0."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"must be a mapping of part weights, got {value!r:.60}")
+    known = list(gui_agent.DenseWeights.__dataclass_fields__)
+    unknown = [k for k in value if k not in known]
+    if unknown:
+        raise ValueError(f"unknown part {unknown[0]!r}; known: {', '.join(known)}")
+    return {k: checked_number(v, f"{name}.{k}", minimum=0) for k, v in value.items()}
+
+
+def _in_range(**bounds: float) -> Callable[[Any, str], float]:
+    return lambda value, name: checked_number(value, name, **bounds)
+
+
+#: Rules of the options, by name (shared by every reward that takes the option): ``rule(value, name)`` returns the
+#: value or raises ``ValueError`` saying why. A reward's new option adds its rule here; an option without one
+#: still has to be a finite number when it is a number.
+OPTION_RULES: dict[str, Callable[[Any, str], Any]] = {
+    "mode": _choice(*r1gui.MODES),
+    "accuracy_weight": _in_range(minimum=0), "format_weight": _in_range(minimum=0),
+    "type_weight": _in_range(minimum=0, maximum=1),
+    "gate_format": _flag, "strict": _flag,
+    "point_radius": lambda v, n: None if v is None else checked_number(v, n, above=0),
+    "coord_radius": _in_range(above=0), "screen_radius": _in_range(above=0), "alpha": _in_range(above=0),
+    "weights": lambda v, n: None if v is None else _weights(v, n),
+}
+
+
+@cache
+def reward_options(reward: str) -> tuple[str, ...]:
+    """The option names reward ``reward`` takes (its function's keyword parameters)."""
+    params = inspect.signature(get_reward(reward).fn).parameters
+    return tuple(n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def check_options(reward: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` of ``reward`` checked before any sample is scored: every name is one the reward takes, every
+    value passes its rule in :data:`OPTION_RULES` (numbers finite and in range); :class:`RewardOptionError` naming
+    the option otherwise. Returns the options as the reward will get them."""
+    known = reward_options(reward)
+    out = {}
+    for name, value in options.items():
+        if name not in known:
+            raise RewardOptionError(reward, name, f"unknown option; {reward} takes "
+                                                  f"{', '.join(known) if known else 'no options'}")
+        rule = OPTION_RULES.get(name)
+        try:
+            if rule is not None:
+                out[name] = rule(value, name)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[name] = checked_number(value, name)
+            else:
+                out[name] = value
+        except NumberError as e:  # a number inside the option (weights.coord) keeps its own name
+            raise RewardOptionError(reward, name, e.reason if e.name == name else str(e)) from None
+        except ValueError as e:
+            raise RewardOptionError(reward, name, str(e)) from None
+    return out
 
 
 def score(name: str, completion: str, ground_truth: Any, extra_info: Mapping | None = None,
@@ -117,4 +203,5 @@ def score_batch(name: str, completions: Sequence[str], ground_truths: Sequence[A
     return [spec(c, g, e, **options) for c, g, e in zip(completions, ground_truths, extras, strict=False)]
 
 
-__all__ = ["REWARDS", "RewardSpec", "get_reward", "reward_names", "score", "score_batch"]
+__all__ = ["OPTION_RULES", "REWARDS", "RewardOptionError", "RewardSpec", "check_options", "get_reward",
+           "reward_options", "reward_names", "score", "score_batch"]

@@ -9,7 +9,11 @@ anything else raises ``ValueError``. An action the phone ignores changes nothing
 ``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached, the agent ended the
 episode (complete / impossible / terminate / answer), or the family's action budget is spent (``max_actions``: the
 curriculum's tasks allow as many actions as their gold plan has, a failure once used up); ``truncated`` =
-``max_steps`` reached (default 20).
+``max_steps`` reached (default 20; a whole number >= 1, else ``core.numbers.NumberError`` naming it). ``step()``
+after the episode ended raises :class:`EpisodeOverError` (reset first). ``action_space`` is one object for the env's
+life: ``reset()`` resizes it to the task's screen and keeps its RNG; the first seeded ``reset()`` seeds it unless it
+already has an RNG (a user's ``action_space.seed(7)``, or a ``sample()`` before), so ``reset(seed=s)`` alone makes
+sampling repeatable. Unknown ``options`` keys raise ``ValueError`` naming them.
 Beyond the shared contract's keys, ``info`` has ``split``, ``route`` (the screen, e.g. ``thread/Alice Kim``),
 ``gold_record`` (the next gold step as a :class:`core.records.GoldRecord`, ORIGINAL = screen pixels) and
 ``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`).
@@ -26,6 +30,7 @@ import numpy as np
 from core.actions import SYSTEM_BUTTONS, Action, from_mobile_use, swipe_to_scroll
 from core.geometry import Frame
 from core.matching import Predicted, match
+from core.numbers import checked_number
 from core.records import GoldRecord
 from core.world.content import make_content
 from core.world.device import SCREENS, make_theme
@@ -35,6 +40,7 @@ from core.world.tasks import FAMILIES, GoldStep, TaskSpec, get_task, list_tasks
 
 ENDING_ACTIONS: frozenset[str] = frozenset({"complete", "impossible", "terminate", "answer"})
 DEFAULT_MAX_STEPS = 20
+RESET_OPTIONS: frozenset[str] = frozenset({"task", "max_steps"})
 
 
 class PhoneActionSpace(gym.Space):
@@ -45,6 +51,15 @@ class PhoneActionSpace(gym.Space):
     def __init__(self, width: int, height: int, seed: int | None = None):
         super().__init__(shape=None, dtype=None, seed=seed)
         self.width, self.height = width, height
+
+    def resize(self, width: int, height: int) -> None:
+        """Sample on a ``width`` x ``height`` screen from now on; the RNG (and its seed) is kept."""
+        self.width, self.height = width, height
+
+    @property
+    def seeded(self) -> bool:
+        """Whether the RNG exists yet (seeded by the user, or drawn from entropy by a first ``sample()``)."""
+        return self._np_random is not None
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, Action) or (isinstance(x, dict) and "action" in x)
@@ -65,6 +80,15 @@ class PhoneActionSpace(gym.Space):
     @property
     def is_np_flattenable(self) -> bool:
         return False
+
+
+class EpisodeOverError(RuntimeError):
+    """``step()`` after the episode ended (terminated or truncated): gymnasium's rule is to ``reset()`` first."""
+
+
+def checked_max_steps(value: Any, name: str) -> int:
+    """``max_steps`` as a whole number >= 1 (0, -3 or 2.9 is a :class:`core.numbers.NumberError` naming it)."""
+    return int(checked_number(value, name, minimum=1, integer=True))
 
 
 def to_action(action: Any) -> Action:
@@ -89,7 +113,8 @@ class SimPhoneEnv(gym.Env):
     def __init__(self, render_mode: str | None = "rgb_array", max_steps: int = DEFAULT_MAX_STEPS,
                  task: str | TaskSpec | None = None):
         self.render_mode = render_mode
-        self.default_max_steps = max_steps
+        self.default_max_steps = checked_max_steps(max_steps, "max_steps")
+        self.ended = False
         self.default_task = task
         self.task: TaskSpec | None = None
         self.phone: Phone | None = None
@@ -102,6 +127,10 @@ class SimPhoneEnv(gym.Env):
               ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         options = options or {}
+        unknown = sorted(map(str, set(options) - RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; known: {sorted(RESET_OPTIONS)}")
+        max_steps = checked_max_steps(options.get("max_steps", self.default_max_steps), "options['max_steps']")
         task = options.get("task", self.default_task)
         if task is None:
             train = list_tasks("train")
@@ -110,8 +139,7 @@ class SimPhoneEnv(gym.Env):
             task = get_task(task)
         elif not isinstance(task, TaskSpec):
             raise ValueError(f"options['task'] must be a task id or a TaskSpec, got {type(task).__name__}")
-        self.task = task
-        self.max_steps = int(options.get("max_steps", self.default_max_steps))
+        self.task, self.max_steps = task, max_steps  # options checked: the env changes only now
         screen = SCREENS[task.screen]
         content = make_content(task.seed)
         self.renderer = renderer(screen, make_theme(task.theme, content.style.accent), task.font_scale)
@@ -124,13 +152,19 @@ class SimPhoneEnv(gym.Env):
 
         self.steps = 0
         self.rewarded = False
+        self.ended = False
         self.observation_space = _screenshot_space(screen.height, screen.width)
-        self.action_space = PhoneActionSpace(screen.width, screen.height, seed=seed)
+        self.action_space.resize(screen.width, screen.height)  # the same space: a user's seed survives resets
+        if seed is not None and not self.action_space.seeded:
+            self.action_space.seed(seed)  # seeded once, by the first seeded reset, unless the user seeded it
         return self.render(), self._info(None)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.phone is None or self.task is None:
             raise RuntimeError("call reset() before step()")
+        if self.ended:
+            raise EpisodeOverError(f"episode of task {self.task.id} is over (terminated or truncated at step "
+                                   f"{self.steps}); call reset() before step()")
         act = to_action(action)
         matched = self._matches_gold(act)
         ignored = self.phone.apply(act)
@@ -141,6 +175,7 @@ class SimPhoneEnv(gym.Env):
         spent = self.family.max_actions is not None and self.steps >= self.family.max_actions
         terminated = success or spent or act.type in ENDING_ACTIONS
         truncated = not terminated and self.steps >= self.max_steps
+        self.ended = terminated or truncated
         info = self._info(ignored, success)
         info["gold_match"] = matched
         return self.render(), reward, terminated, truncated, info
@@ -199,4 +234,5 @@ class SimPhoneEnv(gym.Env):
         }
 
 
-__all__ = ["DEFAULT_MAX_STEPS", "ENDING_ACTIONS", "PhoneActionSpace", "SimPhoneEnv", "to_action"]
+__all__ = ["DEFAULT_MAX_STEPS", "ENDING_ACTIONS", "EpisodeOverError", "PhoneActionSpace", "SimPhoneEnv",
+           "checked_max_steps", "to_action"]

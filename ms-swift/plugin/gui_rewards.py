@@ -10,16 +10,21 @@ after its reward, so swift logs ``rewards/<name>/mean``. The dataset needs a ``g
 
 from swift.rewards import ORM, orms
 
-from core.rewards.adapters import score_columns
+from core.rewards.adapters import checked_options, score_columns
 from core.rewards.registry import REWARDS
 
 
 def _orm_class(reward: str) -> type:
+    def __init__(self, args=None, **kwargs):
+        ORM.__init__(self, args, **kwargs)
+        checked_options(reward)  # $GUI_REWARD_OPTIONS checked when swift builds the reward, not at the first batch
+
     def __call__(self, completions, **kwargs):
         columns = {k: v for k, v in kwargs.items() if k != "trainer_state"}
         return score_columns(reward, completions, columns)
 
-    return type(reward, (ORM,), {"__call__": __call__, "__doc__": REWARDS[reward].description})
+    return type(reward, (ORM,), {"__init__": __init__, "__call__": __call__,
+                                 "__doc__": REWARDS[reward].description})
 
 
 for _name in REWARDS:

@@ -34,6 +34,7 @@ from enum import Enum
 from typing import Any
 from uuid import uuid4
 
+from core.numbers import checked_number
 from core.parsers import parse_tool_call
 from core.rewards.gui_agent import tool_call_problem
 from gui_agent_reward import AGGREGATIONS, TurnScore, episode_reward, score_turn
@@ -72,8 +73,11 @@ class GUIAgentConfig:
             raise ValueError(f"gui_agent.on_invalid must be one of {ON_INVALID}, got {self.on_invalid!r}")
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"gui_agent.aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
-        if self.max_turns < 1 or self.max_screenshots < 1:
-            raise ValueError("gui_agent.max_turns and gui_agent.max_screenshots must be >= 1")
+        for name in ("max_turns", "max_screenshots"):  # frozen: set through object.__setattr__
+            object.__setattr__(self, name, checked_number(getattr(self, name), f"gui_agent.{name}", minimum=1,
+                                                          integer=True))
+        object.__setattr__(self, "completion_bonus", checked_number(self.completion_bonus,
+                                                                    "gui_agent.completion_bonus", minimum=0))
         CoordinateGrid(self.grid)
 
     @classmethod

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.actions import Action, canonical_action_name
+from core.numbers import NumberError, checked_number
+from core.rewards.common import RewardInputError
 from core.rewards.gui_agent import KEYS, gui_agent_score
-from mobile_use_tool import CoordinateGrid
+from mobile_use_tool import CoordinateGrid, screen_size
 
 AGGREGATIONS = ("mean", "last")
 
@@ -56,6 +58,10 @@ def score_turn(text: str, gold: Action | None, gold_box: Sequence[float] | None,
     """Dense score of one turn's model ``text`` (answer on ``grid``) against the state's gold action."""
     if gold is None:
         return TurnScore(dict.fromkeys(KEYS, 0.0), gold=False)
+    try:
+        screen = screen_size(screen)
+    except NumberError as e:
+        raise RewardInputError("screen_size", str(e)) from None
     extra = {"frame": "original", "image_size": list(grid.extent(screen))}
     return TurnScore(gui_agent_score(text, gold_ground_truth(gold, gold_box, grid, screen), extra), gold=True)
 
@@ -65,6 +71,7 @@ def episode_reward(turns: Sequence[TurnScore], success: bool, *, aggregation: st
     """(scalar reward, logged parts) of an episode: see the module docstring."""
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"gui_agent.aggregation must be one of {AGGREGATIONS}, got {aggregation!r}")
+    completion_bonus = checked_number(completion_bonus, "gui_agent.completion_bonus", minimum=0)
     overall = [t.parts["overall"] for t in turns]
     dense = (sum(overall) / len(overall) if aggregation == "mean" else overall[-1]) if overall else 0.0
     bonus = completion_bonus * float(success)

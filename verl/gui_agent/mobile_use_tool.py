@@ -30,6 +30,7 @@ from PIL import Image
 
 from core.actions import Action, canonical_action_name, from_mobile_use
 from core.geometry import QWEN3VL_FACTOR, normalized_distance, smart_resize
+from core.numbers import NumberError, checked_number
 from core.rewards.gui_agent import TOOL_NAME
 from core.text_match import text_match
 
@@ -75,6 +76,7 @@ class CoordinateGrid:
 
     def extent(self, screen: Sequence[float]) -> tuple[float, float]:
         """(width, height) of the coordinate space for a ``screen`` of (W, H) pixels."""
+        screen_size(screen)
         if self.size is not None:
             return self.size
         n = GRIDS[self.name]
@@ -110,6 +112,14 @@ class CoordinateGrid:
 GRIDS: dict[str, int | None] = {"grid999": 999, "grid1000": 1000, "pixels": None}
 
 
+def screen_size(screen: Any) -> tuple[float, float]:
+    """``screen`` as (W, H) pixels, both finite and > 0; :class:`core.numbers.NumberError` naming it otherwise
+    (a 0x0 screen would divide by zero in every conversion)."""
+    if isinstance(screen, (str, bytes)) or not isinstance(screen, Sequence) or len(screen) != 2:
+        raise NumberError("screen size", f"must be [width, height], got {screen!r:.60}")
+    return (checked_number(screen[0], "screen width", above=0), checked_number(screen[1], "screen height", above=0))
+
+
 def mobile_use_tool_schema(grid: CoordinateGrid) -> dict[str, Any]:
     """OpenAI function schema of the ``mobile_use`` tool (our wording) for ``grid``; the chat template renders it
     in the system turn."""
@@ -138,14 +148,20 @@ def mobile_use_tool_schema(grid: CoordinateGrid) -> dict[str, Any]:
 def regrid_arguments(arguments: Mapping[str, Any], src: CoordinateGrid, dst: CoordinateGrid,
                      screen: Sequence[float], *, rounded: bool = True) -> dict[str, Any]:
     """``mobile_use`` arguments with ``coordinate``/``coordinate2`` moved from grid ``src`` to grid ``dst``
-    (integers, as a model writes them, unless ``rounded`` is False). Non-numeric coordinates are left as they
-    are (the parser downstream names them)."""
+    (integers, as a model writes them, unless ``rounded`` is False). Coordinates that are no finite numbers
+    (text, NaN, inf, an integer beyond the float range) or land outside the float range are left as they are
+    (the parser downstream names them)."""
     out = dict(arguments)
     for key in _POINT_KEYS:
         value = out.get(key)
         if (isinstance(value, (list, tuple)) and len(value) == 2
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-            out[key] = dst.from_screen(src.to_screen(value, screen), screen, rounded=rounded)
+            try:
+                point = [checked_number(v, key) for v in dst.from_screen(
+                    src.to_screen([checked_number(v, key) for v in value], screen), screen, rounded=False)]
+            except NumberError:
+                continue
+            out[key] = [round(v) for v in point] if rounded else point
     return out
 
 
@@ -240,7 +256,8 @@ class ReplayPhoneEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        self._reset_state(int((options or {}).get("max_steps", self.default_max_steps)))
+        self._reset_state(checked_number((options or {}).get("max_steps", self.default_max_steps),
+                                         "options['max_steps']", minimum=1, integer=True))
         return self._obs(), self._info()
 
     def step(self, action: Action):
@@ -298,10 +315,10 @@ class MobileUseTool(_base_tool()):
 
         self.grid = CoordinateGrid(str(config.get("grid", "grid999")))
         self.env_name = str(config.get("env", "sim-phone"))
-        self.max_steps = int(config.get("max_steps", 20))
-        self.max_screenshot_pixels = int(config.get("max_screenshot_pixels", DEFAULT_MAX_SCREENSHOT_PIXELS))
-        if self.max_screenshot_pixels < 0:
-            raise ValueError(f"mobile_use max_screenshot_pixels must be >= 0, got {self.max_screenshot_pixels}")
+        self.max_steps = checked_number(config.get("max_steps", 20), "mobile_use config max_steps", minimum=1,
+                                        integer=True)
+        self.max_screenshot_pixels = checked_number(config.get("max_screenshot_pixels", DEFAULT_MAX_SCREENSHOT_PIXELS),
+                                                    "mobile_use config max_screenshot_pixels", minimum=0, integer=True)
         schema = tool_schema or OpenAIFunctionToolSchema.model_validate(mobile_use_tool_schema(self.grid))
         self.config, self.tool_schema, self.name = config, schema, schema.function.name
         self.sessions: dict[str, Any] = {}
@@ -353,5 +370,6 @@ class MobileUseTool(_base_tool()):
             session.env.close()  # a MiniWoB++ env holds a browser
 
 
-__all__ = ["DEFAULT_MAX_SCREENSHOT_PIXELS", "GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool", "ReplayPhoneEnv",
-           "actions_match", "cap_screenshot", "make_phone_env", "mobile_use_tool_schema", "regrid_arguments", "tool_call_text"]
+__all__ = ["DEFAULT_MAX_SCREENSHOT_PIXELS", "GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool",
+           "ReplayPhoneEnv", "actions_match", "cap_screenshot", "make_phone_env", "mobile_use_tool_schema",
+           "regrid_arguments", "screen_size", "tool_call_text"]

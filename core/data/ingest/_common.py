@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import math
 import os
 import struct
 import warnings
@@ -29,6 +28,7 @@ from pydantic import ValidationError
 
 from core.actions import Action
 from core.data.summary import ConversionSummary
+from core.numbers import NumberError, checked_number
 from core.schema import Step, StepValidationError
 
 log = logging.getLogger("core.data.ingest")
@@ -181,16 +181,11 @@ def make_action(record: str, field: str, **fields: Any) -> Action:
 
 
 def number(record: str, field: str, value: Any) -> float:
-    """``value`` as a finite float, or an error naming the field."""
-    if isinstance(value, bool):
-        raise StepValidationError(record, field, f"not a number: {value!r}")
+    """``value`` as a finite float (:func:`core.numbers.checked_number`), or an error naming the record and field."""
     try:
-        v = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise StepValidationError(record, field, f"not a number: {value!r:.100}") from None
-    if not math.isfinite(v):
-        raise StepValidationError(record, field, f"not finite: {value!r:.100}")
-    return v
+        return checked_number(value, field)
+    except NumberError as e:
+        raise StepValidationError(record, field, e.reason) from None
 
 
 def numbers(record: str, field: str, value: Any, lengths: tuple[int, ...]) -> list[float]:
