@@ -228,8 +228,8 @@ def test_score_cli_gaussian_and_its_alpha(tmp_path):
     out = [json.loads(line) for line in dst.read_text().splitlines()]
     assert out[0]["reward/accuracy"] == pytest.approx(math.exp(-0.5 * (8 / 20) ** 2))
     before = dst.read_bytes()
-    for flags, message in [(("--reward", "gaussian", "--alpha", "0"), "--alpha must be a finite number > 0"),
-                           (("--reward", "gaussian", "--alpha", "nan"), "--alpha must be a finite number > 0"),
+    for flags, message in [(("--reward", "gaussian", "--alpha", "0"), "error: --alpha: must be > 0, got 0.0"),
+                           (("--reward", "gaussian", "--alpha", "nan"), "error: --alpha: must be a finite number"),
                            (("--reward", "r1gui", "--alpha", "0.5"), "--reward r1gui takes no --alpha")]:
         proc = run(*flags)
         assert proc.returncode == 2 and message in proc.stderr, (flags, proc.stderr)

@@ -117,7 +117,7 @@ def test_mode_guir1_picks_r1guis_published_format_check():
         assert r["accuracy"] == pytest.approx(math.exp(-0.5))
     assert score("gaussian", loose, _gt(), mode="guir1")["format"] == 0.0
     assert score("gaussian", loose, _gt())["format"] == 1.0
-    with pytest.raises(ValueError, match="gaussian reward option 'mode'"):
+    with pytest.raises(ValueError, match="option 'mode'"):
         score("gaussian", loose, _gt(), mode="strict")
 
 
@@ -130,7 +130,7 @@ def test_a_missing_or_non_numeric_point_scores_zero():
 
 
 @pytest.mark.parametrize("option, value", [("alpha", 0), ("alpha", -0.5), ("alpha", math.nan), ("alpha", math.inf),
-                                           ("alpha", True), ("alpha", "0.5"), ("point_radius", 0.0)])
+                                           ("alpha", True), ("point_radius", 0.0)])
 def test_bad_options_are_named(option, value):
-    with pytest.raises(ValueError, match=f"gaussian reward option '{option}': must be (a number|a finite number|> 0)"):
+    with pytest.raises(ValueError, match=f"option '{option}': must be (a number|a finite number|> 0)"):
         score("gaussian", _answer(point=(200, 300)), _gt(), **{option: value})
