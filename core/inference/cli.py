@@ -66,8 +66,8 @@ def infer(
         "failed requests are retried twice with exponential backoff."))] = 600.0,
     retry_failed: Annotated[bool, typer.Option(help="Re-run rows of the output that have an error.")] = False,
     overwrite: Annotated[bool, typer.Option(help=(
-        "Start an existing --output over (needed when resize, model or prompt differ from the run that wrote "
-        "it)."))] = False,
+        "Start an existing --output over (needed when an option that changes the predictions differs from "
+        "the run that wrote it: input, model, prompt, resize, generation settings, --images)."))] = False,
     max_image_pixels: Annotated[int | None, typer.Option(min=1, help=(
         "Largest screenshot (width x height) accepted; larger ones are row errors [default: Pillow's 89478485]."
     ))] = None,
@@ -79,7 +79,7 @@ def infer(
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
-    from core.io import OutputLockedError
+    from core.outputs import user_errors
 
     if limit is not None and limit < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
@@ -111,6 +111,10 @@ def infer(
                    "dtype": dtype}
     elif backend is BackendName.openai:
         options = {"served_model_name": served_model_name, "api_key": api_key, "timeout_s": timeout}
+    run_options = {  # with model, backend, prompt and resize: the options a resumed file must share
+        "images": str(images.resolve()) if images else None, "max_image_pixels": max_image_pixels,
+        "max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": top_p,
+        "repetition_penalty": repetition_penalty, "seed": seed}
     start = time.monotonic()
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
@@ -133,14 +137,12 @@ def infer(
                        f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
                        f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
                        f"{f', from {policy.recipe}' if policy.recipe else ''})", err=True)
-            try:
+            with user_errors(prefix=f"{job.input}: "):
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
                                         limit=limit, total=job.total, retry_failed=retry_failed,
-                                        overwrite=overwrite)
-            except (ValueError, OutputLockedError) as e:
-                typer.echo(f"error: {job.input}: {e}", err=True)
-                raise typer.Exit(2) from None
+                                        overwrite=overwrite, run_options={"input": str(job.input.resolve()),
+                                                                          **run_options})
             typer.echo(summary.render())
             failed += summary.failed
     finally:
