@@ -129,8 +129,8 @@ def error_line(err: BaseException) -> str:
         if len(path) > MAX_PATH_SHOWN:
             path = f"{path[:80]}...{path[-60:]} ({len(path)} characters)"
         return f"cannot use {path}: {err.strerror or err}"
-    if isinstance(err, OSError) and err.strerror:
-        return f"{err.strerror}" + (f" ({err})" if str(err) != err.strerror else "")
+    if isinstance(err, OSError) and err.strerror:  # str() would add "[Errno N]" before the same words
+        return " ".join(err.strerror.split())
     return " ".join(str(err).split()) or type(err).__name__
 
 

@@ -80,6 +80,7 @@ def infer(
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
     from core.outputs import user_errors
+    from core.validation import check_numbers
 
     if limit is not None and limit < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
@@ -87,6 +88,15 @@ def infer(
         from core.data.ingest import set_image_pixel_limit
 
         set_image_pixel_limit(max_image_pixels)
+    positive, fraction = {"low": 0, "low_open": True}, {"low": 0, "low_open": True, "high": 1}
+    count = {"low": 1, "integer": True}
+    with user_errors():  # every number before any file is read or model loaded
+        check_numbers([("--max-new-tokens", max_new_tokens, count), ("--temperature", temperature, {"low": 0}),
+                       ("--top-p", top_p, fraction), ("--repetition-penalty", repetition_penalty, positive),
+                       ("--timeout", timeout, positive), ("--gpu-memory-utilization", gpu_memory_utilization, fraction),
+                       ("--max-pixels", max_pixels, count), ("--min-pixels", min_pixels, count),
+                       ("--factor", factor, count), ("--tensor-parallel-size", tensor_parallel_size, count),
+                       ("--data-parallel-size", data_parallel_size, count), ("--max-model-len", max_model_len, count)])
     jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit)
     try:
         processor_folder = processor_source(model)

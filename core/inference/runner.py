@@ -210,9 +210,9 @@ class PredictionWriter:
                 n = os.write(self._fd, view)
                 view = view[n:]
             os.fsync(self._fd)
-        except OSError:  # disk full mid-batch: cut the torn lines off, the file keeps only whole rows
+        except OSError as e:  # disk full mid-batch: cut the torn lines off, the file keeps only whole rows
             os.ftruncate(self._fd, end)
-            raise
+            raise OSError(e.errno, e.strerror, str(self.path)) from e
 
     def close(self) -> None:
         if self._fd >= 0:

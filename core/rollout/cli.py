@@ -81,6 +81,7 @@ def rollout(
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.io import atomic_write_json
     from core.outputs import refuse_existing, user_errors
+    from core.validation import check_numbers
     from core.prompts import get_template
     from core.rollout.envs import get_env
     from core.rollout.policies import BackendPolicy, CentrePolicy, RandomPolicy, ScriptedPolicy
@@ -95,9 +96,14 @@ def rollout(
         entry, tmpl = get_env(env), get_template(template)
     except ValueError as e:
         raise bad(str(e), "--env/--template") from None
-    for name, value in (("--max-steps", max_steps), ("--max-screenshots", max_screenshots), ("--workers", workers)):
-        if value < 1:
-            raise bad("must be >= 1", name)
+    count = {"low": 1, "integer": True}
+    with user_errors():  # every number before anything starts
+        check_numbers([("--max-steps", max_steps, count), ("--max-screenshots", max_screenshots, count),
+                       ("--workers", workers, count), ("--episodes", episodes, count),
+                       ("--gallery", gallery, {"low": 0, "integer": True}), ("--max-pixels", max_pixels, count),
+                       ("--min-pixels", min_pixels, count), ("--factor", factor, count),
+                       ("--max-new-tokens", max_new_tokens, count), ("--temperature", temperature, {"low": 0}),
+                       ("--tensor-parallel-size", tensor_parallel_size, count)])
     if level not in ("high", "low"):
         raise bad("must be high or low", "--level")
     if policy is PolicyName.model and (backend is None or model is None):

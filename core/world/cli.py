@@ -134,11 +134,11 @@ def export_cmd(split: str = _SPLIT,
     with user_errors():
         refuse_existing(output, overwrite=overwrite)
     if env != "sim-phone":
-        with user_errors():
+        with user_errors(prefix=f"cannot write {output}: "):
             _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
         return
     tasks = _tasks(split)[:n]
-    with user_errors():
+    with user_errors(prefix=f"cannot write {output}: "):
         total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
