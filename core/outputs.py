@@ -61,9 +61,18 @@ def refuse_existing_files(folder: str | Path, names: list[str], *, overwrite: bo
 def option_changes(recorded: Mapping[str, Any], current: Mapping[str, Any], *, only_recorded: bool = False
                    ) -> list[str]:
     """``name old -> new`` for every option of ``current`` whose value differs from ``recorded`` (a missing one
-    counts as None, unless ``only_recorded``: then only options ``recorded`` holds are compared)."""
-    return [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in current.items()
-            if (key in recorded or not only_recorded) and recorded.get(key) != value]
+    counts as None, unless ``only_recorded``: then only options ``recorded`` holds are compared). Options that
+    are mappings on both sides are compared key by key (``resize.max_pixels 1258291 -> 501760``)."""
+    changes = []
+    for key, value in current.items():
+        old = recorded.get(key)
+        if only_recorded and key not in recorded:
+            continue
+        if isinstance(old, Mapping) and isinstance(value, Mapping):
+            changes += [f"{key}.{change}" for change in option_changes(old, value, only_recorded=only_recorded)]
+        elif old != value:
+            changes.append(f"{key} {old!r} -> {value!r}")
+    return changes
 
 
 def run_record_path(output: str | Path) -> Path:

@@ -68,6 +68,8 @@ def test_option_changes_names_every_difference_with_both_values():
     assert option_changes({"seed": 0, "input": "a"}, {"seed": 99, "input": "a", "top_p": 1.0}) == [
         "seed 0 -> 99", "top_p None -> 1.0"]
     assert option_changes({"seed": 0}, {"seed": 0, "top_p": 1.0}, only_recorded=True) == []
+    assert option_changes({"resize": {"max_pixels": 1, "factor": 28}}, {"resize": {"max_pixels": 2, "factor": 28}}
+                          ) == ["resize.max_pixels 1 -> 2"]
 
 
 def test_resumable_output_refuses_other_options_and_forgets_a_run_that_wrote_nothing(tmp_path):
@@ -195,7 +197,7 @@ def test_rollout_resumes_only_with_the_same_seed_and_settings(tmp_path):
     assert in_process(*run).returncode == 0
     before = (tmp_path / "episodes.jsonl").read_bytes()
     r = in_process(*run, "--seed", "99", "--max-screenshots", "2", "--max-pixels", "501760")
-    assert_one_error_line(r, "seed 0 -> 99", "max_screenshots 1 -> 2", "'max_pixels': 1258291", "501760")
+    assert_one_error_line(r, "seed 0 -> 99", "max_screenshots 1 -> 2", "resize.max_pixels 1258291 -> 501760")
     assert (tmp_path / "episodes.jsonl").read_bytes() == before
     assert in_process(*run).returncode == 0 and (tmp_path / "episodes.jsonl").read_bytes() == before  # resumed
     assert in_process(*run, "--seed", "99", "--overwrite").returncode == 0

@@ -286,17 +286,19 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
                   overwrite: bool = False, run_options: Mapping[str, Any] | None = None) -> RunSummary:
     """Predict every item (the first ``limit`` when given) into ``output``, skipping ids already there.
 
-    ``template``: a ``core.prompts`` name, or None for each step's training template. ``total``: number of
+    ``template``: a ``core.prompts`` name, or None for each step's training template (recorded as ``train``,
+    the ``--prompt`` value meaning it). ``total``: number of
     input rows, for the progress bar. Rows are written in input order. ``run_options``: the caller's other
     output-changing options (input file, generation settings...). An existing file is resumed only when the
     model, template, resize and every ``run_options`` value match the run that wrote it
     (:func:`core.outputs.resumable_output`; ``ValueError`` naming each difference); ``overwrite`` deletes it and
     starts over.
     """
+    from core.inference.cli import TRAINING_TEMPLATE
     from core.outputs import resumable_output
 
     output = Path(output)
-    options = {"backend": backend.name, "model": backend.model, "template": template,
+    options = {"backend": backend.name, "model": backend.model, "template": template or TRAINING_TEMPLATE,
                "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor},
                **(run_options or {})}
 
