@@ -55,7 +55,7 @@ def refuse_existing_files(folder: str | Path, names: list[str], *, overwrite: bo
     """:func:`refuse_existing` for a command writing ``names`` into ``folder`` (a report folder)."""
     refuse_existing(folder, overwrite=True, option=option, folder=True)
     for name in names:
-        refuse_existing(Path(folder) / name, overwrite=overwrite, option=option, folder=(Path(folder) / name).is_dir())
+        refuse_existing(Path(folder) / name, overwrite=overwrite, option=option)
 
 
 def option_changes(recorded: Mapping[str, Any], current: Mapping[str, Any], *, only_recorded: bool = False

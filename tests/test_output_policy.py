@@ -189,6 +189,8 @@ def test_infer_resumes_only_with_the_same_input_and_generation_options(benchmark
     assert r.returncode == 0
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert {row["image_source"] for row in rows} == {str(b)}
+    r = in_process("infer", "--backend", "baseline", "--model", "centre", "--input", a, "--output", tmp_path)
+    assert r.returncode == 2 and "is a folder; it must be a file" in " ".join(r.stderr.replace("│", " ").split())
 
 
 def test_rollout_resumes_only_with_the_same_seed_and_settings(tmp_path):

@@ -177,6 +177,7 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
     """Validate every pair before any model is loaded."""
     from core import prompts as registry
     from core.inference.bench import count_rows, detect_layout
+    from core.outputs import refuse_existing
 
     if len(inputs) != len(outputs):
         raise typer.BadParameter(f"{len(inputs)} --input but {len(outputs)} --output; give one --output per --input",
@@ -195,6 +196,10 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
                 registry.get_template(template)
             except ValueError as e:
                 raise typer.BadParameter(str(e), param_hint="--prompt") from None
+        try:
+            refuse_existing(out, overwrite=True)  # a file (resumed), never a folder
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--output") from None
         try:
             layout, total = detect_layout(inp), count_rows(inp)
         except (FileNotFoundError, ValueError) as e:
