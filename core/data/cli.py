@@ -21,7 +21,7 @@ import typer
 
 from core.data.summary import ConversionSummary
 from core.io import publish
-from core.outputs import user_errors
+from core.outputs import refuse_existing, user_errors
 from core.schema import Step, StepValidationError
 
 log = logging.getLogger("core.data")
@@ -90,7 +90,7 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     from core.data.ingest import read
     from core.data.ingest import set_image_pixel_limit
     from core.data.ingest._common import inside
-    from core.outputs import refuse_existing, resumable_output
+    from core.outputs import resumable_output
 
     if target not in EXPORTERS:
         raise typer.BadParameter(f"unknown target {target!r}; choose one of: {', '.join(EXPORTERS)}",
@@ -292,6 +292,7 @@ _SKIP = typer.Option(False, "--skip-missing", help="Skip (and count) records wit
 _OUT_DIR = typer.Option(..., "--output", help="Output folder.")
 _OUT_CLEAN = typer.Option(..., "--output", help="Cleaned unified parquet file to write.")
 _OUT_SOLUTION = typer.Option(..., "--output", help="Parquet file to write (input columns + solution columns).")
+_OVERWRITE = typer.Option(False, "--overwrite", help="Replace an existing --output.")
 _MAXP = typer.Option(None, "--max-pixels", help="Qwen smart_resize upper bound (pixels).")
 _MINP = typer.Option(None, "--min-pixels", help="Qwen smart_resize lower bound (pixels).")
 
@@ -349,10 +350,12 @@ def clean_cmd(
     actions: str | None = typer.Option(None, "--actions", help="Comma-separated allowed action names; other "
                                                                 "actions are dropped."),
     dedupe: bool = typer.Option(True, "--dedupe/--no-dedupe", help="Drop repeated (image sha1, instruction)."),
+    overwrite: bool = _OVERWRITE,
 ) -> None:
     """Repair or drop invalid boxes, empty instructions, duplicates and out-of-space actions."""
     _check_source(source)
     with user_errors():
+        refuse_existing(output, overwrite=overwrite)
         cleaner = run_clean(input_path, output, source=source, images_dir=images_dir, skip_missing=skip_missing,
                             tolerance=tolerance, actions=[a for a in (actions or "").split(",") if a.strip()],
                             dedupe=dedupe)
@@ -373,10 +376,12 @@ def add_solution_cmd(
                                       help="Template of the tool-call answer ('solution_tool_call')."),
     max_pixels: int | None = _MAXP,
     min_pixels: int | None = _MINP,
+    overwrite: bool = _OVERWRITE,
 ) -> None:
     """Add the gold answer strings (GUI-R1 answer format and tool-call format) to a parquet file."""
     _check_source(source, PARQUET_SOURCES)
     with user_errors():
+        refuse_existing(output, overwrite=overwrite)
         summary = run_add_solution(input_path, output, source=source, images_dir=images_dir,
                                    skip_missing=skip_missing, template=template, tool_template=tool_template,
                                    max_pixels=max_pixels, min_pixels=min_pixels)
