@@ -9,6 +9,7 @@ they have one. It never raises anything but :class:`NumberError` (a ``ValueError
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -50,6 +51,14 @@ def checked_number(value: Any, name: str, *, minimum: float | None = None, maxim
     return int(number) if integer else number
 
 
+def checked_numbers(checks: Iterable[tuple[str, Any, dict[str, Any]]]) -> None:
+    """:func:`checked_number` for each ``(name, value, bounds)`` whose value is given (None: an option left at its
+    default); the first bad one raises. How a command checks all its numeric options before it starts."""
+    for name, value, bounds in checks:
+        if value is not None:
+            checked_number(value, name, **bounds)
+
+
 def _shown(value: Any) -> str:
     """``value``'s repr cut to 60 characters (a huge int shown by its size: Python refuses to print > 4300 digits)."""
     if isinstance(value, int) and value.bit_length() > 200:
@@ -57,4 +66,4 @@ def _shown(value: Any) -> str:
     return f"{value!r:.60}"
 
 
-__all__ = ["NumberError", "checked_number"]
+__all__ = ["NumberError", "checked_number", "checked_numbers"]

@@ -397,21 +397,36 @@ def test_existing_output_is_not_replaced_without_overwrite(tmp_path):
     assert not list(tmp_path.glob(".data.parquet.*"))  # no temp file left behind
 
 
-def test_resume_refuses_changed_output_shaping_options(tmp_path):
+def in_process_cli(*args) -> subprocess.CompletedProcess:
+    """``gui-agent`` run in this process (so a test can monkeypatch it), as a CompletedProcess."""
+    from typer.testing import CliRunner
+
+    from core.cli import app
+
+    r = CliRunner().invoke(app, [str(a) for a in args])
+    return subprocess.CompletedProcess(args, r.exit_code, r.stdout, r.stderr)
+
+
+def test_resume_refuses_changed_output_shaping_options(tmp_path, monkeypatch):
+    import core.data.export.sinks
+
+    monkeypatch.setattr(core.data.export.sinks, "CHECKPOINT_ROWS", 1)  # checkpoint after every row
     rec = json.loads((ODYSSEY / "navigation_meta_format.json").read_text())[0]
     shutil.copytree(ODYSSEY, tmp_path / "ody")
     (tmp_path / "ody" / "navigation_meta_format.json").write_text(json.dumps([rec, rec | {"solution": "[]"}]))
-    convert = ("convert", "--from", "guiodyssey", "--to", "swift", "--input", tmp_path / "ody",
+    convert = ("data", "convert", "--from", "guiodyssey", "--to", "swift", "--input", tmp_path / "ody",
                "--output", tmp_path / "out", "--name", "ody")
-    assert_one_error_line(data_cli(*convert, "--max-pixels", 1258291), "field 'solution'")  # interrupted
-    r = data_cli(*convert, "--max-pixels", 501760, "--template", "guir1-high", "--skip-missing")
-    assert_one_error_line(r, "an unfinished conversion", "max_pixels 1258291 -> 501760",
+    r = in_process_cli(*convert, "--max-pixels", 1258291)  # interrupted after one row was checkpointed
+    assert_one_error_line(r, "field 'solution'")
+    assert (tmp_path / "out" / "ody.jsonl.progress.json").exists()
+    r = in_process_cli(*convert, "--max-pixels", 501760, "--template", "guir1-high", "--skip-missing")
+    assert_one_error_line(r, "was written with other options", "max_pixels 1258291 -> 501760",
                           "template None -> 'guir1-high'", "--overwrite to start over")
-    r = data_cli(*convert, "--max-pixels", 1258291, "--skip-missing")  # same options: resumes
+    r = in_process_cli(*convert, "--max-pixels", 1258291, "--skip-missing")  # same options: resumes
     assert r.returncode == 0 and "read 2, written 1, skipped 1" in r.stdout, r.stderr
     assert not (tmp_path / "out" / ".ody.run.json").exists()  # finished: nothing left to resume
-    assert_one_error_line(data_cli(*convert, "--max-pixels", 1258291, "--skip-missing"), "already exists")
-    r = data_cli(*convert, "--max-pixels", 501760, "--skip-missing", "--overwrite")
+    assert_one_error_line(in_process_cli(*convert, "--max-pixels", 1258291, "--skip-missing"), "already exists")
+    r = in_process_cli(*convert, "--max-pixels", 501760, "--skip-missing", "--overwrite")
     assert r.returncode == 0
     (row,) = [json.loads(line) for line in (tmp_path / "out" / "ody.jsonl").read_text().splitlines()]
     w, h = row["resized_size"]  # the whole file at the new bound (the first run's 1258291 gives 728x1288)

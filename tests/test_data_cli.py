@@ -141,6 +141,10 @@ def test_clean_command(tmp_path):
     assert "read 9, written 4, skipped 5" in r.stdout and "repaired 1 x clipped bbox" in r.stdout
     assert [s.id for s in iter_steps(out)] == ["ok", "slightly_out", "point_edge", "hotkey"]
     r = cli("clean", "--input", src, "--output", out, "--tolerance", "0", "--actions", "click", "--no-dedupe")
+    assert r.returncode == 2 and "clean.parquet already exists; pass --overwrite" in r.stderr
+    assert [s.id for s in iter_steps(out)] == ["ok", "slightly_out", "point_edge", "hotkey"]  # kept
+    r = cli("clean", "--input", src, "--output", out, "--tolerance", "0", "--actions", "click", "--no-dedupe",
+            "--overwrite")
     assert r.returncode == 0, r.stderr
     assert [s.id for s in iter_steps(out)] == ["ok", "duplicate"]
 
@@ -171,8 +175,11 @@ def test_add_solution_guir1(tmp_path):
     assert "'action': 'type', 'point': [-100, -100], 'input_text': 'Clock'" in sol[1]
     tool = table.column("solution_tool_call").to_pylist()
     assert '"action": "click", "coordinate": [550, 450]' in tool[0] and tool[2] is None
-    r = cli("add-solution", "--input", src, "--output", out, "--template", "nope")
+    r = cli("add-solution", "--input", src, "--output", out, "--template", "nope", "--overwrite")
     assert r.returncode == 2 and "unknown prompt template 'nope'" in r.stderr
+    r = cli("add-solution", "--input", src, "--output", out)
+    assert r.returncode == 2 and "train.solution.parquet already exists; pass --overwrite" in r.stderr
+    assert pq.read_table(out).column("solution").to_pylist() == sol  # kept
 
 
 # ----------------------------------------------------------------------------------------------- Data/utils

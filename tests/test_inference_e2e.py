@@ -136,7 +136,8 @@ def test_experiment_script_names_files_like_guir1(tiny_model, bench_dir, tmp_pat
                           check=False, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     pred_dir = tmp_path / "pred" / Path(tiny_model).name
-    assert sorted(p.name for p in pred_dir.iterdir()) == ["androidcontrol_high_test.json", "screenspot_test.json"]
+    shown = sorted(p.name for p in pred_dir.iterdir() if not p.name.startswith("."))  # hidden: the run records
+    assert shown == ["androidcontrol_high_test.json", "screenspot_test.json"]
     assert "skip guiodyssey" in proc.stdout
     assert proc.stderr.count("backend ready for 2 file(s)") == 1, proc.stderr  # one model load for every file
     assert {r["template"] for r in rows(pred_dir / "androidcontrol_high_test.json")} == {

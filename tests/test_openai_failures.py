@@ -274,7 +274,7 @@ def test_infer_resume_refuses_changed_options_and_overwrite_starts_over(server, 
         run_inference(iter_benchmark(bench), backend, out, template="guir1-inference", progress=False,
                       policy=ResizePolicy(max_pixels=200_704))
     backend.close()
-    assert "max_pixels 1258291 -> 200704" in str(e.value) and "template 'guir1-high' -> 'guir1-inference'" in \
+    assert "resize.max_pixels 1258291 -> 200704" in str(e.value) and "template 'train' -> 'guir1-inference'" in \
         str(e.value) and "--overwrite to start over" in str(e.value)
     assert len(out.read_text().splitlines()) == 2  # nothing appended
     r = infer_cli("--backend", "openai", "--model", url, "--input", bench, "--output", out, "--max-pixels", 200_704,

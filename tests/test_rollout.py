@@ -274,9 +274,20 @@ def test_gallery_draws_every_step_of_the_first_episodes(tmp_path):
         assert im.convert("RGB").getpixel((round(x * s), round(y * s))) == (255, 0, 0)
 
 
+def button_tasks(spec: str) -> list[str]:
+    """``EnvEntry.tasks`` of the buttons env: the split ``all`` or comma-separated ids, unknown ones named."""
+    if spec == "all":
+        return TASKS
+    ids = spec.split(",")
+    unknown = [t for t in ids if t not in TASKS]
+    if unknown:
+        raise ValueError(f"unknown task(s) {unknown}")
+    return ids
+
+
 @pytest.fixture
 def buttons_env(monkeypatch):
-    monkeypatch.setitem(ENVS, "buttons", EnvEntry(make=ButtonsEnv, tasks=lambda split: TASKS, default_split="all",
+    monkeypatch.setitem(ENVS, "buttons", EnvEntry(make=ButtonsEnv, tasks=button_tasks, default_split="all",
                                                   splits=("all",)))
 
 
@@ -301,9 +312,9 @@ def test_cli_prints_the_summary_and_writes_the_json(buttons_env, policy, tmp_pat
 def test_resuming_with_other_run_settings_is_refused(buttons_env, tmp_path):
     assert invoke("--env", "buttons", "--policy", "scripted", "--episodes", "2", "--output", str(tmp_path)).exit_code == 0
     res = invoke("--env", "buttons", "--policy", "random", "--output", str(tmp_path))
-    assert res.exit_code == 2 and "run with policy='scripted', this run has 'random'" in res.output
+    assert res.exit_code == 2 and "policy 'scripted' -> 'random'" in res.output
     res = invoke("--env", "buttons", "--policy", "scripted", "--max-steps", "5", "--output", str(tmp_path))
-    assert res.exit_code == 2 and "max_steps=20" in res.output
+    assert res.exit_code == 2 and "max_steps 20 -> 5" in res.output
     assert len((tmp_path / "episodes.jsonl").read_text().splitlines()) == 2  # nothing written by the refused runs
 
 
@@ -312,8 +323,10 @@ def test_cli_rejects_bad_input_clearly(buttons_env, tmp_path):
     assert res.exit_code == 2 and "--policy model needs --backend and --model" in res.output
     res = invoke("--env", "nope", "--policy", "random", "--output", str(tmp_path))
     assert res.exit_code == 2 and "unknown env 'nope'" in res.output
-    res = invoke("--env", "buttons", "--policy", "scripted", "--tasks", "no-such-task", "--output", str(tmp_path))
-    assert res.exit_code == 2 and "unknown task 'no-such-task'" in res.output
+    res = invoke("--env", "buttons", "--policy", "scripted", "--tasks", f"{TASKS[0]},{TASKS[1]},no-such-task",
+                 "--output", str(tmp_path / "out"))
+    assert res.exit_code == 2 and "unknown task(s) ['no-such-task']" in res.output
+    assert not (tmp_path / "out").exists()  # validated before anything ran: the known tasks did not run either
 
 
 @pytest.mark.parametrize("template", list(FORMATS))

@@ -79,7 +79,7 @@ def test_export_levels_and_bad_levels(tmp_path):
     gold_only = list(iter_steps(out))
     assert {s.task_type for s in gold_only} == {"grounding"}
     r = runner.invoke(app, ["world", "export", "--split", "train", "--n", "2", "--levels", "grounding",
-                            "--grounding-per-screen", "3", "--output", str(out)])
+                            "--grounding-per-screen", "3", "--output", str(out), "--overwrite"])
     assert r.exit_code == 0, r.output
     rows = list(iter_steps(out))
     assert {s.id for s in gold_only} < {s.id for s in rows} and len(rows) > len(gold_only) + 3

@@ -8,7 +8,6 @@ input, an output that cannot be written (name too long, read-only, a file where 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -20,9 +19,9 @@ from typing import Any
 
 import typer
 
-from core.console import print_error
 from core.data.summary import ConversionSummary
 from core.io import publish
+from core.outputs import refuse_existing, user_errors
 from core.schema import Step, StepValidationError
 
 log = logging.getLogger("core.data")
@@ -70,35 +69,9 @@ def _dataset_name(name: str) -> str:
     return name
 
 
-def _run_record(output: Path, name: str) -> Path:
-    """Where a conversion keeps the options that shape its output while it is unfinished."""
-    return output / f".{name}.run.json"
-
-
-def _may_resume(output: Path, name: str, shaping: dict[str, Any], *, resume: bool, overwrite: bool) -> bool:
-    """Check an existing or unfinished output against this run; record this run's options; whether the exporter
-    may resume. An unfinished run with other options, or a finished output, is refused unless ``overwrite``."""
-    from core.io import atomic_write_json
-
-    record = _run_record(output, name)
-    previous: dict[str, Any] | None = None
-    if record.exists():
-        try:
-            previous = json.loads(record.read_text(encoding="utf-8"))
-        except ValueError:
-            previous = {}
-    if previous is not None and resume and not overwrite:
-        changed = [f"{k} {previous.get(k)!r} -> {shaping.get(k)!r}" for k in shaping if previous.get(k) != shaping[k]]
-        if changed:
-            raise ValueError(f"an unfinished conversion to {output / name} used other options ({'; '.join(changed)}); "
-                             "rerun with the same options to resume it, or pass --overwrite to start over")
-    elif not overwrite:
-        finished = [p for p in (output / f"{name}{suffix}" for suffix in FINISHED_SUFFIXES) if p.exists()]
-        if finished:
-            raise ValueError(f"{finished[0]} already exists; pass --overwrite to replace it (or choose another "
-                             "--name / --output)")
-    atomic_write_json(record, shaping)
-    return resume and not overwrite
+def _resume_state(output: Path, name: str) -> list[Path]:
+    """The checkpoints an interrupted conversion to ``output/name`` left (:mod:`core.data.export.sinks`)."""
+    return [*output.glob(f"{name}.*.progress.json"), *output.glob(f"{name}.*.parts/progress.json")]
 
 
 def run_convert(source: str, target: str, input_path: Path, output: Path, *, images_dir: Path | None = None,
@@ -117,7 +90,7 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     from core.data.ingest import read
     from core.data.ingest import set_image_pixel_limit
     from core.data.ingest._common import inside
-    from core.io import output_lock
+    from core.outputs import resumable_output
 
     if target not in EXPORTERS:
         raise typer.BadParameter(f"unknown target {target!r}; choose one of: {', '.join(EXPORTERS)}",
@@ -134,15 +107,18 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     shaping = {"from": source, "to": target, "input": os.path.abspath(input_path),
                "images": None if images_dir is None else os.path.abspath(images_dir), "max_pixels": max_pixels,
                "min_pixels": min_pixels, "template": template, "coords": coords}
-    with output_lock(output / name):
-        resume = _may_resume(output, name, shaping, resume=resume, overwrite=overwrite)
+    if not overwrite:
+        for suffix in FINISHED_SUFFIXES:  # a finished output is replaced only with --overwrite
+            refuse_existing(output / f"{name}{suffix}", overwrite=False, option="--output/--name",
+                            folder=suffix == ".hf")
+    with resumable_output(output / name, shaping, overwrite=overwrite or not resume,
+                          has_rows=lambda: bool(_resume_state(output, name)), keep_record=False) as resuming:
         options = ExportOptions(name=name, max_pixels=max_pixels, min_pixels=min_pixels, template=template,
-                                workers=workers, resume=resume, skip_missing=skip_missing)
+                                workers=workers, resume=resuming, skip_missing=skip_missing)
         summary = ConversionSummary()
         steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
                      coords=coords)
         written = EXPORTERS[target](steps, output, options=options, summary=summary)  # exporters show progress
-        _run_record(output, name).unlink(missing_ok=True)
     return Path(written), summary
 
 
@@ -307,30 +283,6 @@ def _report(summary: ConversionSummary, extra_lines: Sequence[str] = ()) -> None
         typer.echo(f"  note: {line}")
 
 
-def _error_line(err: BaseException) -> str:
-    """One line for the user: an OS error names its path (shortened) and says what went wrong."""
-    if isinstance(err, OSError) and err.filename is not None:
-        path = str(err.filename)
-        path = path if len(path) <= 160 else f"{path[:80]}...{path[-60:]} ({len(path)} characters)"
-        return f"cannot use {path}: {err.strerror or err}"
-    return " ".join(str(err).split()) or type(err).__name__
-
-
-@contextlib.contextmanager
-def _user_errors() -> Iterator[None]:
-    """Bad records, unreadable inputs, unwritable outputs and a held output lock end the command with one
-    ``error:`` line and exit 2 (no traceback); nothing is left under an output's final name."""
-    import pyarrow as pa
-
-    from core.io import OutputLockedError
-
-    try:
-        yield
-    except (StepValidationError, OSError, ValueError, KeyError, pa.ArrowException, OutputLockedError) as e:
-        print_error(_error_line(e))
-        raise typer.Exit(2) from None
-
-
 _FROM = typer.Option(..., "--from", help="Source format: guir1, screenspot, aitw, mind2web, guiodyssey, "
                                          "screenagent, unified.")
 _INPUT = typer.Option(..., "--input", help="Input file or folder.")
@@ -340,6 +292,7 @@ _SKIP = typer.Option(False, "--skip-missing", help="Skip (and count) records wit
 _OUT_DIR = typer.Option(..., "--output", help="Output folder.")
 _OUT_CLEAN = typer.Option(..., "--output", help="Cleaned unified parquet file to write.")
 _OUT_SOLUTION = typer.Option(..., "--output", help="Parquet file to write (input columns + solution columns).")
+_OVERWRITE = typer.Option(False, "--overwrite", help="Replace an existing --output.")
 _MAXP = typer.Option(None, "--max-pixels", help="Qwen smart_resize upper bound (pixels).")
 _MINP = typer.Option(None, "--min-pixels", help="Qwen smart_resize lower bound (pixels).")
 
@@ -370,7 +323,7 @@ def convert_cmd(
 ) -> None:
     """Convert a native dataset into a training format; prints read / written / skipped by reason."""
     _check_source(source)
-    with _user_errors():
+    with user_errors():
         if recipe is not None:
             from core.recipes import recipe_pixel_bounds
 
@@ -397,10 +350,12 @@ def clean_cmd(
     actions: str | None = typer.Option(None, "--actions", help="Comma-separated allowed action names; other "
                                                                 "actions are dropped."),
     dedupe: bool = typer.Option(True, "--dedupe/--no-dedupe", help="Drop repeated (image sha1, instruction)."),
+    overwrite: bool = _OVERWRITE,
 ) -> None:
     """Repair or drop invalid boxes, empty instructions, duplicates and out-of-space actions."""
     _check_source(source)
-    with _user_errors():
+    with user_errors():
+        refuse_existing(output, overwrite=overwrite)
         cleaner = run_clean(input_path, output, source=source, images_dir=images_dir, skip_missing=skip_missing,
                             tolerance=tolerance, actions=[a for a in (actions or "").split(",") if a.strip()],
                             dedupe=dedupe)
@@ -421,10 +376,12 @@ def add_solution_cmd(
                                       help="Template of the tool-call answer ('solution_tool_call')."),
     max_pixels: int | None = _MAXP,
     min_pixels: int | None = _MINP,
+    overwrite: bool = _OVERWRITE,
 ) -> None:
     """Add the gold answer strings (GUI-R1 answer format and tool-call format) to a parquet file."""
     _check_source(source, PARQUET_SOURCES)
-    with _user_errors():
+    with user_errors():
+        refuse_existing(output, overwrite=overwrite)
         summary = run_add_solution(input_path, output, source=source, images_dir=images_dir,
                                    skip_missing=skip_missing, template=template, tool_template=tool_template,
                                    max_pixels=max_pixels, min_pixels=min_pixels)
@@ -441,7 +398,7 @@ def inspect_cmd(
 ) -> None:
     """Counts per source / action / task type / group, box convention detected, records skipped by reason."""
     _check_source(source)
-    with _user_errors():
+    with user_errors():
         report = run_inspect(source, input_path, images_dir=images_dir, limit=limit)
     if as_json:
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False))

@@ -148,13 +148,21 @@ class UnifiedWriter:
             self._rows = []
 
     def close(self) -> None:
-        self._flush()
-        self._writer.close()
-        publish(self._tmp, self.path)
+        try:
+            self._flush()
+            self._writer.close()
+            publish(self._tmp, self.path)
+        except BaseException:  # disk full while flushing: no temp file left behind
+            self.abort()
+            raise
 
     def abort(self) -> None:
-        self._writer.close()
-        self._tmp.unlink(missing_ok=True)
+        try:
+            self._writer.close()
+        except OSError:  # the failure that ended the run (disk full) can fail the close too
+            pass
+        finally:
+            self._tmp.unlink(missing_ok=True)
 
     def __enter__(self) -> UnifiedWriter:
         return self

@@ -48,6 +48,19 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
     return result, {**result.to_json(), "data": data}
 
 
+def _refuse_existing_outputs(outputs: list[tuple[str, Path | None, tuple[str, ...]]], overwrite: bool) -> None:
+    """Before any scoring: each given ``(option, path, files)`` output (a file, or a folder that gets ``files``)
+    is new or ``overwrite`` (:mod:`core.outputs`); one ``error:`` line and exit 2 otherwise."""
+    from core.outputs import refuse_existing, refuse_existing_files, user_errors
+
+    with user_errors():
+        for option, path, files in outputs:
+            if path is not None and files:
+                refuse_existing_files(path, list(files), overwrite=overwrite, option=option)
+            elif path is not None:
+                refuse_existing(path, overwrite=overwrite, option=option)
+
+
 def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path | None, console) -> None:
     if plots is not None:
         from core.eval.plots import PlotsUnavailable, plot_result
@@ -96,6 +109,8 @@ def register(app: typer.Typer) -> None:
         compare: Path | None = typer.Option(None, "--compare", help="A previous --json/report.json to compare."),
         name: str | None = typer.Option(None, "--name", help="Run name in tables [default: the --json file's name, "
                                         "else the first prediction file's, else its folder's]."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing --json, --markdown, "
+                                                                  "--gallery and --plots files."),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
         from core.eval.report import (
@@ -107,6 +122,9 @@ def register(app: typer.Typer) -> None:
             write_json,
         )
 
+        outputs = [("--json", json_out, ()), ("--markdown", markdown, ()), ("--gallery", gallery, ("index.html",)),
+                   ("--plots", plots, (f"{benchmark}_bars.png", f"{benchmark}_confusion.png"))]
+        _refuse_existing_outputs(outputs, overwrite)
         console = make_console()
         result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0)
         print_result(data, console)
@@ -137,6 +155,7 @@ def register(app: typer.Typer) -> None:
         max_failures: int = typer.Option(100, "--max-failures"),
         benchmark: str | None = typer.Option(None, "--benchmark", help="Score the .json/.jsonl files not named like "
                                              "a benchmark's predictions (e.g. pred.jsonl) as this benchmark."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace the report of an earlier run in --out."),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
         from core.eval.registry import benchmark_for_file
@@ -147,8 +166,11 @@ def register(app: typer.Typer) -> None:
             _fail(f"--pred-dir {pred_dir} is not a folder")
         if benchmark is not None and benchmark not in BENCHMARKS:
             _fail(f"--benchmark {benchmark!r}: unknown; known: {', '.join(BENCHMARKS)}")
+        _refuse_existing_outputs([("--out", out, ("report.json", "report.md"))], overwrite)
         groups: dict[str, list[Path]] = {}
         for f in sorted(pred_dir.iterdir()):
+            if f.name.startswith("."):  # hidden: run records, temp files
+                continue
             b = benchmark_for_file(f)
             if b is not None:
                 groups.setdefault(b.name, []).append(f)
@@ -181,9 +203,12 @@ def register(app: typer.Typer) -> None:
         a: Path = typer.Argument(..., help="First run: report.json or eval --json file."),
         b: Path = typer.Argument(..., help="Second run."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Also write the comparison as markdown."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --markdown."),
     ) -> None:
         """Two runs side by side, with the difference in points."""
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
+
+        _refuse_existing_outputs([("--markdown", markdown, ())], overwrite)
 
         try:
             ra, rb = load_run(a), load_run(b)

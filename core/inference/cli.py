@@ -69,8 +69,8 @@ def infer(
         "failed requests are retried twice with exponential backoff."))] = 600.0,
     retry_failed: Annotated[bool, typer.Option(help="Re-run rows of the output that have an error.")] = False,
     overwrite: Annotated[bool, typer.Option(help=(
-        "Start an existing --output over (needed when resize, model or prompt differ from the run that wrote "
-        "it)."))] = False,
+        "Start an existing --output over (needed when an option that changes the predictions differs from "
+        "the run that wrote it: input, model, prompt, resize, generation settings, --images)."))] = False,
     max_image_pixels: Annotated[int | None, typer.Option(min=1, help=(
         "Largest screenshot (width x height) accepted; larger ones are row errors [default: Pillow's 89478485]."
     ))] = None,
@@ -82,7 +82,8 @@ def infer(
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
-    from core.io import OutputLockedError
+    from core.outputs import user_errors
+    from core.numbers import checked_numbers
 
     if limit is not None and limit < 0:
         raise typer.BadParameter("must be >= 0", param_hint="--limit")
@@ -90,6 +91,15 @@ def infer(
         from core.data.ingest import set_image_pixel_limit
 
         set_image_pixel_limit(max_image_pixels)
+    positive, fraction = {"above": 0}, {"above": 0, "maximum": 1}
+    count = {"minimum": 1, "integer": True}
+    with user_errors():  # every number before any file is read or model loaded
+        checked_numbers([("--max-new-tokens", max_new_tokens, count), ("--temperature", temperature, {"minimum": 0}),
+                       ("--top-p", top_p, fraction), ("--repetition-penalty", repetition_penalty, positive),
+                       ("--timeout", timeout, positive), ("--gpu-memory-utilization", gpu_memory_utilization, fraction),
+                       ("--max-pixels", max_pixels, count), ("--min-pixels", min_pixels, count),
+                       ("--factor", factor, count), ("--tensor-parallel-size", tensor_parallel_size, count),
+                       ("--data-parallel-size", data_parallel_size, count), ("--max-model-len", max_model_len, count)])
     jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit)
     try:
         processor_folder = processor_source(model)
@@ -114,6 +124,10 @@ def infer(
                    "dtype": dtype}
     elif backend is BackendName.openai:
         options = {"served_model_name": served_model_name, "api_key": api_key, "timeout_s": timeout}
+    run_options = {  # with model, backend, prompt and resize: the options a resumed file must share
+        "images": str(images.resolve()) if images else None, "max_image_pixels": max_image_pixels,
+        "max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": top_p,
+        "repetition_penalty": repetition_penalty, "seed": seed}
     start = time.monotonic()
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
@@ -136,14 +150,12 @@ def infer(
                        f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
                        f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
                        f"{f', from {policy.recipe}' if policy.recipe else ''})", err=True)
-            try:
+            with user_errors(prefix=f"{job.input}: "):
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
                                         limit=limit, total=job.total, retry_failed=retry_failed,
-                                        overwrite=overwrite)
-            except (ValueError, OutputLockedError) as e:
-                print_error(f"{job.input}: {e}")
-                raise typer.Exit(2) from None
+                                        overwrite=overwrite, run_options={"input": str(job.input.resolve()),
+                                                                          **run_options})
             typer.echo(summary.render())
             failed, written = failed + summary.failed, written + summary.written
             reasons.update(summary.error_reasons)
@@ -173,6 +185,7 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
     """Validate every pair before any model is loaded."""
     from core import prompts as registry
     from core.inference.bench import count_rows, detect_layout
+    from core.outputs import refuse_existing
 
     if len(inputs) != len(outputs):
         raise typer.BadParameter(f"{len(inputs)} --input but {len(outputs)} --output; give one --output per --input",
@@ -191,6 +204,10 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
                 registry.get_template(template)
             except ValueError as e:
                 raise typer.BadParameter(str(e), param_hint="--prompt") from None
+        try:
+            refuse_existing(out, overwrite=True)  # a file (resumed), never a folder
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--output") from None
         try:
             layout, total = detect_layout(inp), count_rows(inp)
         except (FileNotFoundError, ValueError) as e:

@@ -22,7 +22,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from core.actions import NO_INPUT_TEXT, Action
 from core.geometry import Frame, ImageGeometry
 from core.inference.backends import Backend, Generation
 from core.inference.requests import DEFAULT_POLICY, InferenceRequest, ResizePolicy, build_request
-from core.io import atomic_write_bytes, output_lock
+from core.io import atomic_write_bytes
 from core.records import from_step
 from core.schema import Step
 
@@ -192,7 +192,8 @@ def load_done(path: str | Path, *, retry_failed: bool = False) -> tuple[set[str]
 
 
 class PredictionWriter:
-    """Appends complete JSON lines to ``path``: one ``os.write`` per batch, then fsync."""
+    """Appends complete JSON lines to ``path``: one ``os.write`` per batch, then fsync; a failed write (disk
+    full) is cut off again, so the file never ends in a torn row."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -204,10 +205,15 @@ class PredictionWriter:
             return
         data = _encode("".join(_dumps(r) + "\n" for r in rows))
         view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        os.fsync(self._fd)
+        end = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            os.fsync(self._fd)
+        except OSError as e:  # disk full mid-batch: cut the torn lines off, the file keeps only whole rows
+            os.ftruncate(self._fd, end)
+            raise OSError(e.errno, e.strerror, str(self.path)) from e
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -280,17 +286,33 @@ def _batches(items: Iterable[Step | SkippedRecord], size: int) -> Iterator[list[
 def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, output: str | Path, *,
                   template: str | None = None, policy: ResizePolicy = DEFAULT_POLICY, limit: int | None = None,
                   total: int | None = None, retry_failed: bool = False, progress: bool = True,
-                  overwrite: bool = False) -> RunSummary:
+                  overwrite: bool = False, run_options: Mapping[str, Any] | None = None) -> RunSummary:
     """Predict every item (the first ``limit`` when given) into ``output``, skipping ids already there.
 
-    ``template``: a ``core.prompts`` name, or None for each step's training template. ``total``: number of
-    input rows, for the progress bar. Rows are written in input order. A file written with other resize, model
-    or template options is refused (``ValueError`` naming them); ``overwrite`` deletes it and starts over.
+    ``template``: a ``core.prompts`` name, or None for each step's training template (recorded as ``train``,
+    the ``--prompt`` value meaning it). ``total``: number of
+    input rows, for the progress bar. Rows are written in input order. ``run_options``: the caller's other
+    output-changing options (input file, generation settings...). An existing file is resumed only when the
+    model, template, resize and every ``run_options`` value match the run that wrote it
+    (:func:`core.outputs.resumable_output`; ``ValueError`` naming each difference); ``overwrite`` deletes it and
+    starts over.
     """
+    from core.inference.cli import TRAINING_TEMPLATE
+    from core.outputs import resumable_output
+
     output = Path(output)
-    with output_lock(output):  # one writer per prediction file: a second run fails at once
-        if overwrite:
-            output.unlink(missing_ok=True)
+    options = {"backend": backend.name, "model": backend.model, "template": template or TRAINING_TEMPLATE,
+               "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor},
+               **(run_options or {})}
+
+    def legacy_options() -> dict[str, Any]:
+        """A file written before run records: check the options its first row holds (none more to compare)."""
+        _check_compatible(load_done(output)[1], policy, template, backend.model, output)
+        return {}
+
+    with resumable_output(output, options, overwrite=overwrite,
+                          has_rows=lambda: output.exists() and output.stat().st_size > 0,
+                          clear=lambda: output.unlink(missing_ok=True), options_in_rows=legacy_options):
         return _run_locked(items, backend, output, template=template, policy=policy, limit=limit, total=total,
                            retry_failed=retry_failed, progress=progress)
 
@@ -300,8 +322,7 @@ def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output:
                 progress: bool) -> RunSummary:
     from core.console import progress_bar
 
-    done, first = load_done(output, retry_failed=retry_failed)
-    _check_compatible(first, policy, template, backend.model, output)
+    done, _ = load_done(output, retry_failed=retry_failed)
     summary = RunSummary(output=str(output))
     n_total = min(total, limit) if (total is not None and limit is not None) else (limit if total is None else total)
     seen: set[str] = set()

@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Add reward/format, reward/accuracy, reward/overall and the other parts to every row; bad rows are
         reported and skipped."""
-        from core.io import OutputLockedError
+        from core.outputs import user_errors
         from core.rewards.scoring import score_file
 
         options = {k: v for k, v in {"mode": mode, "format_weight": format_weight,
@@ -37,11 +37,8 @@ def register(app: typer.Typer) -> None:
         if problem:
             print_error(problem)
             raise typer.Exit(2)
-        try:
+        with user_errors():
             summary = score_file(input, output, reward, options, overwrite=overwrite)
-        except (ValueError, OSError, OutputLockedError) as e:
-            print_error(e)
-            raise typer.Exit(2) from None
         typer.echo(summary.render())
         if summary.written == 0 and summary.read > 0:
             raise typer.Exit(1)

@@ -16,6 +16,7 @@ from typing import Any
 
 from core.data.summary import ConversionSummary
 from core.io import atomic_write, output_lock
+from core.outputs import refuse_existing
 from core.rewards.registry import get_reward
 
 #: Prefix of the reward's parts in a scored row.
@@ -50,8 +51,7 @@ def score_file(src: Path, dst: Path, reward: str, options: Mapping[str, Any], *,
         raise ValueError(f"--output {dst} is the --input file; write the scores elsewhere")
     summary = ConversionSummary()
     with output_lock(dst):
-        if dst.exists() and not overwrite:
-            raise ValueError(f"{dst} already exists; pass --overwrite to replace it")
+        refuse_existing(dst, overwrite=overwrite)
         for stale in dst.parent.glob(f".{dst.name}.*.tmp"):  # core.io temp names of a killed run; we hold the lock
             stale.unlink(missing_ok=True)
         with atomic_write(dst, "wb") as out, src.open("rb") as lines:

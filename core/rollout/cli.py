@@ -73,12 +73,18 @@ def rollout(
     tensor_parallel_size: Annotated[int, typer.Option(help="vllm: GPUs per engine.")] = 1,
     served_model_name: Annotated[str | None, typer.Option(help="openai: model name in requests.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="GUI_AGENT_API_KEY", help="openai: bearer token.")] = None,
+    overwrite: Annotated[bool, typer.Option(help=(
+        "Start an existing --output run over (needed when an option that changes its episodes differs: env, "
+        "policy, model, template, level, steps, seed, resize, screenshots, generation settings); also replaces "
+        "an existing --json."))] = False,
 ) -> None:
     """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success.
     An env that cannot start here, or a run whose every episode failed for one reason, is an error (exit 2)."""
     from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.requests import ResizePolicy, model_image_factor
-    from core.io import OutputLockedError, atomic_write_json
+    from core.io import atomic_write_json
+    from core.outputs import refuse_existing, user_errors
+    from core.numbers import checked_numbers
     from core.prompts import get_template
     from core.rollout.envs import get_env
     from core.rollout.policies import BackendPolicy, CentrePolicy, RandomPolicy, ScriptedPolicy
@@ -96,17 +102,21 @@ def rollout(
     problem = entry.missing_setup()
     if problem:  # an env that cannot start is an error, never a run of failed episodes
         raise bad(problem, f"--env {env}")
-    for name, value in (("--max-steps", max_steps), ("--max-screenshots", max_screenshots), ("--workers", workers)):
-        if value < 1:
-            raise bad("must be >= 1", name)
+    count = {"minimum": 1, "integer": True}
+    with user_errors():  # every number before anything starts
+        checked_numbers([("--max-steps", max_steps, count), ("--max-screenshots", max_screenshots, count),
+                       ("--workers", workers, count), ("--episodes", episodes, count),
+                       ("--gallery", gallery, {"minimum": 0, "integer": True}), ("--max-pixels", max_pixels, count),
+                       ("--min-pixels", min_pixels, count), ("--factor", factor, count),
+                       ("--max-new-tokens", max_new_tokens, count), ("--temperature", temperature, {"minimum": 0}),
+                       ("--tensor-parallel-size", tensor_parallel_size, count)])
     if level not in ("high", "low"):
         raise bad("must be high or low", "--level")
     if policy is PolicyName.model and (backend is None or model is None):
         raise bad("--policy model needs --backend and --model", "--backend/--model")
     split = tasks or entry.default_split
     try:
-        task_list = entry.tasks(split) if split in entry.splits else [t for t in split.split(",") if t.strip()]
-        specs = episode_specs(task_list, episodes, seed=seed)
+        specs = episode_specs(entry.tasks(split), episodes, seed=seed)  # every task id checked before any runs
     except ValueError as e:
         raise bad(str(e), "--tasks/--episodes") from None
     try:
@@ -115,6 +125,12 @@ def rollout(
                               factor=factor or (model_image_factor(model, tmpl.factor) if model else tmpl.factor))
     except ValueError as e:
         raise bad(str(e), "--max-pixels/--min-pixels/--factor") from None
+
+    with user_errors():  # outputs checked before any backend or env starts
+        refuse_existing(output, overwrite=True, option="--output", folder=True)
+        if json_path is not None:  # a resumed run rewrites its own summary; a new run keeps an unrelated file
+            refuse_existing(json_path, overwrite=overwrite or (output / "episodes.jsonl").exists(), option="--json")
+        output.mkdir(parents=True, exist_ok=True)
 
     runner_backend = None
     if policy is PolicyName.model:
@@ -139,19 +155,20 @@ def rollout(
                f"{tmpl.name}, level {level}, max {max_steps} steps, {workers} worker(s)", err=True)
     info = {"env": env, "tasks": split, "policy": policy.value, "backend": backend.value if backend else None,
             "model": model, "template": tmpl.name, "level": level, "max_steps": max_steps}
+    generation = {"max_new_tokens": max_new_tokens, "temperature": temperature} if runner_backend else {}
+    resume_options = {"seed": seed, "max_screenshots": max_screenshots, "resize": {
+        "min_pixels": resize.min_pixels, "max_pixels": resize.max_pixels, "factor": resize.factor}, **generation}
     try:
-        summary = run_rollouts(lambda: entry.make(), specs, chosen, output, workers=workers, gallery=gallery,
-                               run_info=info, session_options={"template": tmpl.name, "resize": resize,
-                                                               "level": level, "max_steps": max_steps,
-                                                               "max_screenshots": max_screenshots})
-    except (OutputLockedError, ValueError) as e:
-        print_error(e)
-        raise typer.Exit(2) from None
+        with user_errors():
+            summary = run_rollouts(lambda: entry.make(), specs, chosen, output, workers=workers, gallery=gallery,
+                                   run_info=info, resume_options=resume_options, overwrite=overwrite,
+                                   session_options={"template": tmpl.name, "resize": resize, "level": level,
+                                                    "max_steps": max_steps, "max_screenshots": max_screenshots})
+            if json_path is not None:
+                atomic_write_json(json_path, summary)
     finally:
         if runner_backend is not None:
             runner_backend.close()
-    if json_path is not None:
-        atomic_write_json(json_path, summary)
     typer.echo(render_summary(summary))
     reasons = summary["error_reasons"]
     if summary["episodes"] and summary["errors"] == summary["episodes"] and len(reasons) == 1:

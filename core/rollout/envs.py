@@ -17,7 +17,8 @@ from core.envs.miniwob import DEFAULT_SUITE, SUITES, missing_setup
 
 @dataclass(frozen=True)
 class EnvEntry:
-    """``make(**options)`` returns a fresh env; ``tasks(split)`` the tasks of a split, in a fixed order;
+    """``make(**options)`` returns a fresh env; ``tasks(spec)`` the tasks of a split, in a fixed order, or of
+    comma-separated task ids (all validated first: ``ValueError`` naming the unknown ones, before anything runs);
     ``default_split`` is what ``--tasks`` means when omitted (the held-out tasks); ``missing_setup()`` says in one
     line why the env cannot start here (a package or program missing, naming the setup command), None when it
     can."""
@@ -37,10 +38,22 @@ def _sim_phone(**options: Any) -> Any:
     return gymnasium.make("gui_agent/SimPhone-v0", **options)
 
 
-def _sim_phone_tasks(split: str) -> list[Any]:
-    from core.world import list_tasks
+def _sim_phone_tasks(spec: str) -> list[Any]:
+    from core.world import SPLIT_NAMES, get_task, list_tasks
 
-    return list(list_tasks(split))
+    if spec in SPLIT_NAMES:
+        return list(list_tasks(spec))
+    ids = [t.strip() for t in spec.split(",") if t.strip()]
+    tasks, bad = [], []
+    for task_id in ids:
+        try:
+            tasks.append(get_task(task_id))
+        except ValueError as e:
+            bad.append(str(e))
+    if bad or not ids:
+        raise ValueError(f"{len(bad) or 'no'} unknown task(s) in {spec[:200]!r}: {'; '.join(bad[:5]) or 'empty'}; "
+                         f"splits: {', '.join(SPLIT_NAMES)}")
+    return tasks
 
 
 def _miniwob(**options: Any) -> Any:

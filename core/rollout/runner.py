@@ -16,9 +16,10 @@ import html
 import io
 import json
 import re
+import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +27,14 @@ from typing import Any
 
 from core.inference.backends import describe
 from core.geometry import shown_coords
-from core.io import atomic_write_json, atomic_write_text, output_lock
+from core.io import atomic_write_json, atomic_write_text
 from core.inference.runner import PredictionWriter, load_done
 from core.rollout.policies import Policy
 from core.rollout.session import Episode, EpisodeSession
 
 
-#: Run settings that must match an existing ``episodes.jsonl`` to resume it (a resumed summary mixes no runs).
+#: Run settings of ``run_info`` that must match an existing ``episodes.jsonl`` to resume it (a resumed summary
+#: mixes no runs); the caller's ``resume_options`` add the rest.
 RUN_KEYS: tuple[str, ...] = ("env", "policy", "backend", "model", "template", "level", "max_steps")
 
 
@@ -183,20 +185,42 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
 
 def run_rollouts(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy,
                  output_dir: str | Path, *, session_options: dict[str, Any] | None = None, workers: int = 1,
-                 gallery: int = 20, run_info: dict[str, Any] | None = None, progress: bool = True
-                 ) -> dict[str, Any]:
+                 gallery: int = 20, run_info: dict[str, Any] | None = None, progress: bool = True,
+                 resume_options: Mapping[str, Any] | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Run every episode of ``specs`` not already in ``output_dir/episodes.jsonl`` and return the summary of
     all of them. ``workers`` episodes run at once, each in its own env (``make_env()``): the policy answers
     them in one batch and their env steps run in threads. ``session_options`` go to
     :class:`~core.rollout.session.EpisodeSession`; ``run_info`` (policy, model, env...) is added to every row
-    and the summary. An env that raises during an episode ends that episode with ``error`` (it counts as failed)."""
+    and the summary. An env that raises during an episode ends that episode with ``error`` (it counts as failed).
+
+    An existing folder run is resumed only when its :data:`RUN_KEYS` of ``run_info`` and every
+    ``resume_options`` value (seed, resize, screenshots kept, generation settings...) match
+    (:func:`core.outputs.resumable_output`: ``ValueError`` naming each difference); ``overwrite`` deletes its
+    episodes, summary and gallery first."""
+    from core.outputs import resumable_output
+
     out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
     if len({s.id for s in specs}) != len(specs):
         raise ValueError("episode ids must be unique")
-    with output_lock(out / "episodes.jsonl"):  # a second run on the same folder fails at once
-        return _run_locked(make_env, specs, policy, out, dict(session_options or {}), workers, gallery,
-                           dict(run_info or {}), progress)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "episodes.jsonl"
+    info = dict(run_info or {})
+    options = {**{k: info[k] for k in RUN_KEYS if k in info}, **(resume_options or {})}
+
+    def clear() -> None:
+        for stale in (path, out / "summary.json"):
+            stale.unlink(missing_ok=True)
+        shutil.rmtree(out / "gallery", ignore_errors=True)
+
+    def options_in_rows() -> dict[str, Any] | None:
+        """A folder written before run records: the run keys its first row holds."""
+        first = load_done(path)[1]
+        return None if first is None else {k: first[k] for k in RUN_KEYS if k in first}
+
+    with resumable_output(path, options, overwrite=overwrite, clear=clear, options_in_rows=options_in_rows,
+                          has_rows=lambda: path.exists() and path.stat().st_size > 0):
+        return _run_locked(make_env, specs, policy, out, dict(session_options or {}), workers, gallery, info,
+                           progress)
 
 
 def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy, out: Path,
@@ -205,11 +229,7 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
     from core.console import progress_bar
 
     path = out / "episodes.jsonl"
-    done, first = load_done(path)
-    for key in RUN_KEYS:
-        if first is not None and key in info and first.get(key) != info[key]:
-            raise ValueError(f"{path} holds episodes run with {key}={first.get(key)!r}, this run has "
-                             f"{info[key]!r}; use another output folder")
+    done, _ = load_done(path)
     todo = [s for s in specs if s.id not in done]
     in_gallery = {s.id for s in specs[:gallery]}
     envs = [make_env() for _ in range(max(1, min(workers, len(todo))))] if todo else []

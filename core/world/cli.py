@@ -58,17 +58,30 @@ def tasks_cmd(split: str = _SPLIT, as_json: bool = typer.Option(False, "--json",
 
 @world_app.command("show")
 def show_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. settings_toggle-3."),
-             output: Path = typer.Option(..., "--output", help="Folder for step_NN.png and steps.json.")) -> None:
+             output: Path = typer.Option(..., "--output", help="Folder for step_NN.png and steps.json."),
+             overwrite: bool = typer.Option(False, "--overwrite", help="Replace the files of an earlier show in "
+                                                                       "--output.")) -> None:
     """Render a task's gold episode: one PNG per screen with the gold target box and tap point drawn, and
     steps.json (instruction, low-level step instructions, gold actions)."""
+    from core.outputs import refuse_existing_files, user_errors
+
+    task = _task(task_id)
+    with user_errors():
+        refuse_existing_files(output, ["steps.json"], overwrite=overwrite)
+        output.mkdir(parents=True, exist_ok=True)
+        n_steps = _write_gold_screens(task, output)
+    typer.echo(f"{task.id}: {task.instruction} ({n_steps} gold steps) -> {output}")
+
+
+def _write_gold_screens(task, output: Path) -> int:
+    """``step_NN.png`` (gold box and tap point drawn, screen pixels) and ``steps.json`` of ``task``'s gold
+    episode in ``output`` (each file atomic); returns the number of gold steps."""
     from PIL import Image, ImageDraw
 
-    from core.io import atomic_write_text
+    from core.io import atomic_path, atomic_write_text
     from core.world import SimPhoneEnv
     from core.world.export import MAX_GOLD_STEPS
 
-    task = _task(task_id)
-    output.mkdir(parents=True, exist_ok=True)
     env = SimPhoneEnv()
     obs, info = env.reset(options={"task": task, "max_steps": MAX_GOLD_STEPS})
     steps = []
@@ -83,7 +96,8 @@ def show_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. settings_tog
                 x, y = gold.point
                 draw.ellipse((x - 4 * width, y - 4 * width, x + 4 * width, y + 4 * width), outline=(255, 0, 80),
                              width=width)
-        image.save(output / f"step_{k:02d}.png")
+        with atomic_path(output / f"step_{k:02d}.png", suffix=".png") as tmp:
+            image.save(tmp)
         steps.append({"screen": f"step_{k:02d}.png", "step_instruction": info["step_instruction"],
                       "gold_action": gold.model_dump(exclude_none=True) if gold else None,
                       "gold_box": info["gold_box"], "ignored": info["ignored"]})
@@ -91,7 +105,7 @@ def show_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. settings_tog
             break
         obs, _, _, _, info = env.step(gold)
     atomic_write_text(output / "steps.json", json.dumps({"task": task.model_dump(), "steps": steps}, indent=1))
-    typer.echo(f"{task.id}: {task.instruction} ({len(steps) - 1} gold steps) -> {output}")
+    return len(steps) - 1
 
 
 @world_app.command("export")
@@ -108,19 +122,25 @@ def export_cmd(split: str = _SPLIT,
                miniwob_tasks: str = typer.Option("click-type", "--tasks",
                                                  help="miniwob: a suite (click-type) or comma-separated task names."),
                seed: int = typer.Option(0, "--seed", help="miniwob: seed of the first pass over the tasks (+1 per "
-                                                          "pass).")) -> None:
+                                                          "pass)."),
+               overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output.")) -> None:
     """Write a split's gold episodes to the unified parquet (low + high navigation steps, grounding rows)."""
+    from core.outputs import refuse_existing, user_errors
     from core.world.export import LEVELS, export
 
     chosen = [v.strip() for v in levels.split(",") if v.strip()]
     bad = [v for v in chosen if v not in LEVELS]
     if bad or not chosen:
         raise typer.BadParameter(f"unknown level(s) {bad}; choose from {', '.join(LEVELS)}", param_hint="'--levels'")
+    with user_errors():
+        refuse_existing(output, overwrite=overwrite)
     if env != "sim-phone":
-        _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
+        with user_errors(prefix=f"cannot write {output}: "):
+            _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
         return
     tasks = _tasks(split, n)
-    total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
+    with user_errors(prefix=f"cannot write {output}: "):
+        total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
 

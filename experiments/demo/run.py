@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def build_data() -> None:
         d = cfg["data"]
-        world = [*ga, "world", "export", "--levels", "high"]
+        world = [*ga, "world", "export", "--levels", "high", "--overwrite"]  # the stage rebuilds its data
         run([*world, "--split", "train", "--n", d["train_tasks"], "--output", data / "train.parquet"], logs / "data.log", env=env)
         run([*world, "--split", "test_seed", "--n", d["heldout_seed_tasks"], "--output", data / "heldout_seed.parquet"],
             logs / "data.log", env=env)

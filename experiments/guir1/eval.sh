@@ -40,7 +40,7 @@ cd "$ROOT"
 combined="$OUT_DIR/report.md.tmp"
 : > "$combined"
 for mode in $MODES; do
-    "$PY" -m core eval-report --pred-dir "$PRED_DIR" --out "$OUT_DIR/$mode" --mode "$mode" \
+    "$PY" -m core eval-report --pred-dir "$PRED_DIR" --out "$OUT_DIR/$mode" --mode "$mode" --overwrite \
         --name "$(basename "$PRED_DIR")" ${BENCHMARK_ARGS[@]+"${BENCHMARK_ARGS[@]}"} ${EVAL_ARGS:-}
     cat "$OUT_DIR/$mode/report.md" >> "$combined"
     echo >> "$combined"

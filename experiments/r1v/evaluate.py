@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         backend.close()
     return subprocess.call([sys.executable, "-m", "core", "eval", "--predictions", str(predictions), "--benchmark",
-                            "aitw", "--json", str(args.output / "report.json"), "--name", Path(args.model).name],
+                            "aitw", "--json", str(args.output / "report.json"), "--name", Path(args.model).name,
+                            "--overwrite"],  # the report of the resumed predictions
                            cwd=REPO)
 
 

@@ -64,11 +64,11 @@ def evaluate(model: str, run: str, pairs: list[tuple[str, Path]], args: argparse
         gui_agent("infer", "--backend", args.backend, "--model", model, "--input", str(file.resolve()),
                   "--output", str(root / "predictions" / f"{name}_test.json"), *infer_args)
     gui_agent("eval-report", "--pred-dir", str(root / "predictions"), "--out", str(root / "eval"),
-              "--mode", args.mode, "--name", run)
+              "--mode", args.mode, "--name", run, "--overwrite")  # the report of the resumed predictions
     return root / "eval" / "report.json"
 
 
 def compare(base: Path, trained: Path, out: Path) -> Path:
     """``gui-agent eval-compare`` of the two reports, also written as ``<out>/compare.md``."""
-    gui_agent("eval-compare", str(base), str(trained), "--markdown", str(out / "compare.md"))
+    gui_agent("eval-compare", str(base), str(trained), "--markdown", str(out / "compare.md"), "--overwrite")
     return out / "compare.md"

@@ -79,7 +79,8 @@ def run_export(units: Iterable[Any], build: Callable[[tuple[int, Any]], Any], si
     ``build((position, unit))`` runs in a thread pool and returns ``row``, ``(row, nbytes)`` or a :class:`Skip`;
     ``position`` is the input index of the unit's first step (stable across resumes). Rows are written in
     input order. On an exception (Ctrl-C included) the sink keeps its temp files and checkpoint for a
-    ``resume`` and the exception propagates; nothing is ever renamed into place half-written.
+    ``resume`` (or removes them when no checkpoint was written yet) and the exception propagates; nothing is
+    ever renamed into place half-written.
     """
     from core.console import progress_bar
 
@@ -133,5 +134,8 @@ def run_export(units: Iterable[Any], build: Callable[[tuple[int, Any]], Any], si
                 bar.update(n)
         return sink.close()
     except BaseException:
-        sink.suspend()
+        if sink.ckpt.exists():
+            sink.suspend()  # a later run resumes from the checkpoint
+        else:
+            sink.discard()  # nothing to resume: a run that checkpointed no row leaves no temp files
         raise

@@ -89,6 +89,12 @@ class JsonlSink:
         if self._f is not None and not self._f.closed:
             self._f.close()
 
+    def discard(self) -> None:
+        """Remove the temp file (an interrupted run with no checkpoint: nothing to resume)."""
+        self.suspend()
+        self.tmp.unlink(missing_ok=True)
+        self.ckpt.unlink(missing_ok=True)
+
 
 class ParquetSink:
     """Parquet rows written as closed part files under ``<path>.parts/``, merged into ``path`` on close.
@@ -183,3 +189,8 @@ class ParquetSink:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+    def discard(self) -> None:
+        """Remove the part files (an interrupted run with no checkpoint: nothing to resume)."""
+        self.suspend()
+        shutil.rmtree(self.parts, ignore_errors=True)
