@@ -24,18 +24,32 @@ def _fail(msg: str) -> None:
 MAX_INPUTS_NAMED = 5
 
 
-def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
+def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, preset: str | None = None):
     """Score ``paths``; returns ``(EvalResult, its JSON with "data")``: the prediction files and the benchmark
-    files their rows were predicted from (``image_source``), so every table can name what it ran on."""
+    files their rows were predicted from (``image_source``), so every table can name what it ran on. With
+    ``preset`` every row's raw ``pred`` is re-parsed with that model preset's parser and frame."""
     from tqdm import tqdm
 
-    from core.eval.io import PredictionFileError, iter_records
+    from core.eval.io import PredictionFileError, Record, iter_records
     from core.eval.metrics import score_records
 
     inputs: dict[str, None] = {}
+    reparse = None
+    if preset is not None:
+        from core.presets import get_preset, reparse_row
+
+        try:
+            chosen = get_preset(preset)
+        except ValueError as e:
+            _fail(f"--preset: {e}")
+
+        def reparse(rec):
+            return Record(rec.where, reparse_row(rec.row, chosen, benchmark))
 
     def noting_inputs(records):
         for rec in records:
+            if reparse is not None:
+                rec = reparse(rec)
             src = rec.row.get("image_source")
             if isinstance(src, str) and src and len(inputs) < MAX_INPUTS_NAMED:
                 inputs.setdefault(Path(src).name)
@@ -49,6 +63,8 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
     except (PredictionFileError, ValueError) as e:
         _fail(str(e))
     data = {"predictions": [p.name for p in paths], "inputs": list(inputs)}
+    if preset is not None:
+        data["preset"] = preset
     return result, {**result.to_json(), "data": data}
 
 
@@ -84,6 +100,10 @@ def register(app: typer.Typer) -> None:
         max_failures: int = typer.Option(200, "--max-failures", help="Failures kept for the gallery."),
         compare: Path | None = typer.Option(None, "--compare", help="A previous --json/report.json to compare."),
         name: str = typer.Option("run", "--name", help="Run name in tables."),
+        preset: str | None = typer.Option(None, "--preset", help=(
+            "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
+            "aguvis): re-parse every row's raw 'pred' with its parser and coordinate frame, whatever the pred_* "
+            "fields say.")),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
         from core.console import make_console
@@ -97,7 +117,7 @@ def register(app: typer.Typer) -> None:
         )
 
         console = make_console()
-        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0)
+        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0, preset)
         print_result(data, console)
         if json_out is not None:
             console.print(f"json: {write_json(data, json_out)}")
