@@ -22,6 +22,7 @@ pyautogui (Aguvis)        normalized     ``pyautogui.click(x=0.49, y=0.4)``
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from core.actions import Action
@@ -252,14 +253,21 @@ Previous actions:
 """
 
 
+_FIELD = re.compile(r"\{(instruction|history)\}")
+
+
 def _fill(text: str, step: Step) -> str:
-    return text.replace("{instruction}", step.instruction).replace("{history}", _qwen_history(step))
+    """``text`` with ``{instruction}`` / ``{history}`` replaced in one pass (an instruction holding "{history}" stays
+    as written)."""
+    values = {"instruction": step.instruction, "history": _qwen_history(step)}
+    return _FIELD.sub(lambda m: values[m.group(1)], text)
 
 
 @dataclass(frozen=True)
 class ModelPromptTemplate(PromptTemplate):
     """A public model's prompt: optional ``system`` text, ``user`` text (``{instruction}`` / ``{history}``
-    substituted), the screenshot before the text (``image_first``) or after it."""
+    substituted), the screenshot where ``user`` holds ``<image>``, else before the text (``image_first``) or after
+    it."""
 
     user: str = ""
     system: str | None = None
@@ -269,7 +277,10 @@ class ModelPromptTemplate(PromptTemplate):
 
     def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
         text = _fill(self.user, step)
-        content = f"{IMAGE_PLACEHOLDER}{text}" if self.image_first else f"{text}{IMAGE_PLACEHOLDER}"
+        if IMAGE_PLACEHOLDER in self.user:  # the prompt places the screenshot itself (OS-Atlas "Screenshot: <image>")
+            content = text
+        else:
+            content = f"{IMAGE_PLACEHOLDER}{text}" if self.image_first else f"{text}{IMAGE_PLACEHOLDER}"
         messages = [{"role": "system", "content": self.system}] if self.system else []
         return [*messages, {"role": "user", "content": content}]
 

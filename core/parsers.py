@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 from collections.abc import Iterable
@@ -877,7 +878,9 @@ def _uitars_call(code: str, tol: list[str]) -> ParsedAction:
     code = _BBOX_TAG.sub(lambda m: "(" + ",".join(_COORD.findall(m.group(1))) + ")", code)
     code = code.replace("<|box_start|>", "").replace("<|box_end|>", "")
     try:
-        tree = ast.parse(code, mode="eval")
+        with warnings.catch_warnings():  # model text such as '\_' would warn about an invalid escape
+            warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+            tree = ast.parse(code, mode="eval")
     except SyntaxError as e:
         raise _ParseError(f"action is not a call: {e.msg}") from None
     call = tree.body
