@@ -359,7 +359,7 @@ def _write_qwen_grounding(t: ModelPromptTemplate, a: Action, geometry: ImageGeom
     xy = _needs_point(t, a, geometry)
     if a.type != "click" or xy is None:
         return None
-    return "```json\n" + json.dumps([{"point_2d": [int(xy[0]), int(xy[1])], "label": "target"}]) + "\n```"
+    return json.dumps([{"point_2d": [int(xy[0]), int(xy[1])], "label": "target"}])
 
 
 def _write_point(t: ModelPromptTemplate, a: Action, geometry: ImageGeometry) -> str | None:
