@@ -340,3 +340,61 @@ def test_infer_preset_with_tiny_model(preset, bench_dir, tmp_path):
     assert row["template"] == get_preset(preset).templates["grounding"]
     assert row["resize"]["max_pixels"] == 250000 and row["resize"]["factor"] == get_preset(preset).factor
     assert row["parse_ok"] or row["parse_error"]
+
+
+# ------------------------------------------------------------------------------------------------ benchmark layouts
+
+_SCREENS = ("web_6f93090a-81f6-489e-bb35-1a2838b18c01.png", "web_dfacd48d-d2c2-492f-b94c-41e6a34ea99f.png")
+_CENTRE = [1180, 620, 1380, 820]  # around the centre (1280, 720) of the 2560x1440 screenshots
+_CORNER = [0, 0, 100, 100]
+
+
+def _pro_record(i: int, group: str, ui_type: str, bbox: list[int]) -> dict:
+    """A record in ScreenSpot-Pro's published layout (annotations/<app>_<os>.json)."""
+    return {"img_filename": _SCREENS[i % 2], "bbox": bbox, "instruction": f"target {i}", "application": "vscode",
+            "platform": "macos", "ui_type": ui_type, "group": group, "img_size": [2560, 1440], "id": f"pro_{i}"}
+
+
+def _convert_and_score(shared_data, tmp_path, annotations: Path, bench: str) -> dict:
+    from core.data.cli import run_convert
+
+    written, summary = run_convert("screenspot", "unified", annotations, tmp_path / "conv",
+                                   images_dir=shared_data / "screenspot" / "images")
+    parquet = tmp_path / f"{bench}_test.parquet"
+    Path(written).rename(parquet)
+    out = tmp_path / f"{bench}_test.json"
+    res = _infer("--input", str(parquet), "--output", str(out), "--preset", "uground")
+    assert res.exit_code == 0, res.output
+    report = tmp_path / "r.json"
+    res = runner.invoke(app, ["eval", "--predictions", str(out), "--benchmark", bench, "--preset", "uground",
+                              "--json", str(report)])
+    assert res.exit_code == 0, res.output
+    return json.loads(report.read_text())
+
+
+def test_screenspot_pro_layout_scored_per_group_and_ui_type(shared_data, tmp_path):
+    """ScreenSpot-Pro's annotations/*.json (xyxy boxes, group, ui_type) -> per application group text / icon /
+    average, as the ScreenSpot-Pro paper reports them; the centre baseline hits exactly the centre boxes."""
+    ann = tmp_path / "annotations"
+    ann.mkdir()
+    rows = [_pro_record(0, "Dev", "text", _CENTRE), _pro_record(1, "Dev", "icon", _CORNER),
+            _pro_record(2, "Creative", "icon", _CENTRE), _pro_record(3, "Creative", "text", _CORNER)]
+    (ann / "vscode_macos.json").write_text(json.dumps(rows[:2]))
+    (ann / "photoshop_windows.json").write_text(json.dumps(rows[2:]))
+    m = _convert_and_score(shared_data, tmp_path, ann, "screenspot_pro")["metrics"]
+    assert m["per_group"] == {"Dev-text": 1.0, "Dev-icon": 0.0, "Creative-icon": 1.0, "Creative-text": 0.0}
+    assert m["per_platform"] == {"Dev": 0.5, "Creative": 0.5}
+    assert m["per_ui_type"] == {"text": 0.5, "icon": 0.5} and m["overall"] == 0.5
+
+
+def test_screenspot_v2_layout_takes_the_platform_from_the_file_name(shared_data, tmp_path):
+    """OS-Atlas' ScreenSpot-v2 files (screenspot_<platform>_v2.json: xywh boxes, data_type, no platform field)."""
+    ann = tmp_path / "v2"
+    ann.mkdir()
+    x1, y1, x2, y2 = _CENTRE
+    rec = {"img_filename": _SCREENS[0], "instruction": "open it", "data_source": "shop"}
+    (ann / "screenspot_web_v2.json").write_text(json.dumps([
+        {**rec, "bbox": [x1, y1, x2 - x1, y2 - y1], "data_type": "text"},
+        {**rec, "bbox": [0, 0, 100, 100], "data_type": "icon"}]))
+    m = _convert_and_score(shared_data, tmp_path, ann, "screenspot_v2")["metrics"]
+    assert m["per_group"] == {"web-text": 1.0, "web-icon": 0.0} and m["overall"] == 0.5
