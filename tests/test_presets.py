@@ -398,3 +398,25 @@ def test_screenspot_v2_layout_takes_the_platform_from_the_file_name(shared_data,
         {**rec, "bbox": [0, 0, 100, 100], "data_type": "icon"}]))
     m = _convert_and_score(shared_data, tmp_path, ann, "screenspot_v2")["metrics"]
     assert m["per_group"] == {"web-text": 1.0, "web-icon": 0.0} and m["overall"] == 0.5
+
+
+def test_experiment_script_defaults_to_the_guir1_preset(bench_dir, tmp_path):
+    """experiments/guir1/inference.sh without PROMPT/MAX_PIXELS runs GUI-R1's inference settings (dry run)."""
+    import os
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "MODEL_PATH": str(tmp_path / "model"), "DATA_DIR": str(bench_dir), "OUT_DIR": str(tmp_path),
+           "BACKEND": "hf", "INFER_ARGS": "--dry-run --limit 1", "HF_HUB_OFFLINE": "1"}
+    for var in ("PRESET", "PROMPT", "MAX_PIXELS", "MIN_PIXELS"):
+        env.pop(var, None)
+    proc = subprocess.run(["bash", str(repo / "experiments" / "guir1" / "inference.sh")], cwd=tmp_path, env=env,
+                          check=False, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {r["input"].rsplit("/", 1)[-1]: r for r in map(json.loads, (x for x in proc.stdout.splitlines()
+                                                                          if x.startswith("{")))}
+    ss, ac = rows["screenspot_test.parquet"], rows["androidcontrol_high_test.parquet"]
+    assert ss["template"] == "guir1-inference-screenspot" and ss["resize"]["max_pixels"] == 2_109_744
+    assert ac["template"] == "guir1-inference-androidcontrol" and ac["resize"]["max_pixels"] == 12_845_056
+    assert ss["generation"] == ac["generation"] == {"max_new_tokens": 1024, "temperature": 0.0, "top_p": 0.001,
+                                                    "repetition_penalty": 1.05, "seed": 0}
