@@ -420,3 +420,15 @@ def test_experiment_script_defaults_to_the_guir1_preset(bench_dir, tmp_path):
     assert ac["template"] == "guir1-inference-androidcontrol" and ac["resize"]["max_pixels"] == 12_845_056
     assert ss["generation"] == ac["generation"] == {"max_new_tokens": 1024, "temperature": 0.0, "top_p": 0.001,
                                                     "repetition_penalty": 1.05, "seed": 0}
+
+
+def test_eval_report_preset_rescores_a_folder(tmp_path):
+    """eval-report --preset: every benchmark file of a GUI-R1-named folder is re-parsed with the preset."""
+    d = tmp_path / "pred"
+    d.mkdir()
+    (d / "screenspot_test.json").write_text("".join(json.dumps(r) + "\n" for r in _rows("uitars15")))
+    res = runner.invoke(app, ["eval-report", "--pred-dir", str(d), "--out", str(tmp_path / "rep"), "--no-plots",
+                              "--no-gallery", "--preset", "uitars15"])
+    assert res.exit_code == 0, res.output
+    result = json.loads((tmp_path / "rep" / "report.json").read_text())["results"]["screenspot"]
+    assert result["counts"]["hits"] == 1 and result["data"]["preset"] == "uitars15"

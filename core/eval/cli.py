@@ -144,6 +144,8 @@ def register(app: typer.Typer) -> None:
         gallery: bool = typer.Option(True, "--gallery/--no-gallery"),
         image_root: Path | None = typer.Option(None, "--image-root"),
         max_failures: int = typer.Option(100, "--max-failures"),
+        preset: str | None = typer.Option(None, "--preset", help="Model preset: re-parse every row's raw 'pred' "
+                                          "with its parser and frame (see gui-agent eval --preset)."),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
         from core.console import make_console
@@ -167,7 +169,7 @@ def register(app: typer.Typer) -> None:
             if mode not in BENCHMARKS[bench].modes:
                 console.print(f"[yellow]{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped[/]")
                 continue
-            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0)
+            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0, preset)
             print_result(data, console)
             _pictures(result, out / "plots" if plots else None, out / "gallery" / bench if gallery else None,
                       image_root, console)
