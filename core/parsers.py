@@ -1,5 +1,7 @@
 """Parse model answers into actions: GUI-R1 ``<answer>`` lists, Qwen ``<tool_call>`` JSON, Aguvis/pyautogui
-code and plain JSON.
+code and plain JSON (:data:`FORMATS`, detected by ``fmt="auto"``), and the public models' own formats chosen by name
+(:data:`MODEL_FORMATS`, used by :mod:`core.presets`): UI-TARS calls, OS-Atlas actions and boxes, Qwen grounding
+JSON (``bbox_2d`` / ``point_2d``), bare ``(x, y)`` points (UGround) and SeeClick points / boxes.
 
 Model output is untrusted.  Every public parser here returns a :class:`ParseResult` and never raises or
 executes anything: literals are read by a small bounded parser of our own (:func:`parse_literal`), code by
@@ -1102,7 +1104,10 @@ def _parse_seeclick(text: str, strict: bool) -> ParseResult:
                            error=result.error, tolerances=result.tolerances)
     # SeeClick pretrain/screenspot_test.py: a Qwen-VL box answer is on the 0-1000 grid; its centre / 1000
     tol: list[str] = []
-    x, y = _numbers_point(box[0], tol, "box") or (0.0, 0.0)
+    centre = _numbers_point(box[0], tol, "box")
+    if centre is None:
+        raise _ParseError("box has no point")
+    x, y = centre
     return _finish("seeclick", [ParsedAction(action="click", point=(x / 1000, y / 1000), fmt="seeclick",
                                              raw={"box": box[0][:256]})], None, tol, strict)
 
