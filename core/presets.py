@@ -86,13 +86,6 @@ class Preset:
         low, high = self.pixel_bounds(benchmark)
         return ImageGeometry.for_model(width, height, factor=self.factor, min_pixels=low, max_pixels=high)
 
-    def describe(self) -> dict[str, Any]:
-        """Every setting as plain JSON (for ``--dry-run`` and the docs)."""
-        return {"name": self.name, "title": self.title, "parser": self.parser, "frame": self.frame.value,
-                "templates": dict(self.templates), "generation": vars(self.generation),
-                "min_pixels": self.min_pixels, "max_pixels": self.max_pixels, "factor": self.factor,
-                "benchmark_max_pixels": dict(self.benchmark_max_pixels), "sources": dict(self.sources)}
-
 
 _GUIR1_TEMPLATES = {
     "grounding": "guir1-inference-screenspot", "navigation": "guir1-inference-androidcontrol",
