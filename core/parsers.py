@@ -1,5 +1,7 @@
 """Parse model answers into actions: GUI-R1 ``<answer>`` lists, Qwen ``<tool_call>`` JSON, Aguvis/pyautogui
-code and plain JSON.
+code and plain JSON (:data:`FORMATS`, detected by ``fmt="auto"``), and the public models' own formats chosen by name
+(:data:`MODEL_FORMATS`, used by :mod:`core.presets`): UI-TARS calls, OS-Atlas actions and boxes, Qwen grounding
+JSON (``bbox_2d`` / ``point_2d``), bare ``(x, y)`` points (UGround) and SeeClick points / boxes.
 
 Model output is untrusted.  Every public parser here returns a :class:`ParseResult` and never raises or
 executes anything: literals are read by a small bounded parser of our own (:func:`parse_literal`), code by
@@ -23,7 +25,8 @@ from __future__ import annotations
 import ast
 import math
 import re
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from typing import Any
 from collections.abc import Iterable
 
@@ -42,7 +45,9 @@ from core.actions import (
 )
 from core.geometry import Frame, ImageGeometry
 
+#: Formats ``fmt="auto"`` detects; the public models' formats below are chosen by name (a model preset).
 FORMATS: tuple[str, ...] = ("guir1", "tool_call", "pyautogui", "json")
+MODEL_FORMATS: tuple[str, ...] = ("uitars", "os_atlas", "qwen_grounding", "point", "seeclick")
 #: Longest payload (inside <answer>, <tool_call>, a JSON object, one line of code) the parsers look at.
 MAX_PAYLOAD_CHARS = 65_536
 #: Deepest nesting of lists/dicts accepted in a payload.
@@ -838,10 +843,286 @@ def parse_json_action(text: str, *, strict: bool = False, max_chars: int = 1_000
     return _guarded("json", _parse_json, text, strict, max_chars)
 
 
+# --------------------------------------------------------------------------------------------- (e) public models
+
+#: Longest action text (after ``Action:``) or answer the formats below look at.
+MAX_ANSWER_CHARS = 4096
+_COORD = re.compile(r"-?\d{1,12}(?:\.\d{1,12})?")
+_POINT_TAG = re.compile(r"<point>\s{0,8}(-?\d{1,12}(?:\.\d{1,12})?)[\s,]{1,8}(-?\d{1,12}(?:\.\d{1,12})?)\s{0,8}</point>")
+_BBOX_TAG = re.compile(r"<bbox>\s{0,8}((?:-?\d{1,12}(?:\.\d{1,12})?[\s,]{1,8}){3}-?\d{1,12}(?:\.\d{1,12})?)\s{0,8}</bbox>")
+
+
+def _numbers_point(text: str, tol: list[str], name: str) -> tuple[float, float] | None:
+    """The point of a short coordinate text: 2 numbers -> (x, y), 4 numbers -> the box centre (a box answered
+    where a point is expected, scored at its centre as SeeClick / OS-Atlas / UI-TARS do)."""
+    if len(text) > 256:
+        raise _ParseError(f"{name} too long")
+    nums = [float(t) for t in _COORD.findall(text)]
+    if len(nums) not in (2, 4):
+        raise _ParseError(f"{name} must hold 2 or 4 numbers, got {len(nums)}")
+    return _point(nums, tol, name, integer=False)
+
+
+# UI-TARS action names -> this project's names (bytedance/UI-TARS codes/ui_tars/prompt.py action spaces).
+_UITARS_NAMES = {"click": "click", "left_single": "click", "left_double": "doubleclick",
+                 "right_single": "rightclick", "hover": "moveto", "long_press": "long_press", "drag": "drag",
+                 "select": "drag", "hotkey": "hotkey", "press": "hotkey", "keydown": "hotkey", "type": "type",
+                 "scroll": "scroll", "open_app": "open_app", "press_home": "press_home", "navigate_home": "press_home",
+                 "press_back": "press_back", "navigate_back": "press_back", "wait": "wait", "finished": "complete",
+                 "call_user": "impossible"}
+_UITARS_POINT_KEYS = ("start_box", "point", "start_point")
+_UITARS_END_KEYS = ("end_box", "end_point")
+
+
+def _uitars_call(code: str, tol: list[str]) -> ParsedAction:
+    """One UI-TARS call such as ``click(start_box='(x,y)')`` -> ParsedAction (numbers as written)."""
+    code = _POINT_TAG.sub(lambda m: f"({m.group(1)},{m.group(2)})", code)
+    code = _BBOX_TAG.sub(lambda m: "(" + ",".join(_COORD.findall(m.group(1))) + ")", code)
+    code = code.replace("<|box_start|>", "").replace("<|box_end|>", "")
+    try:
+        with warnings.catch_warnings():  # model text such as '\_' would warn about an invalid escape
+            warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+            tree = ast.parse(code, mode="eval")
+    except SyntaxError as e:
+        raise _ParseError(f"action is not a call: {e.msg}") from None
+    call = tree.body
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        raise _ParseError("action is not a single call")
+    func = call.func.id.lower()
+    if func not in _UITARS_NAMES:
+        raise _ParseError(f"unknown action {func[:40]!r}")
+    if call.args:
+        raise _ParseError(f"{func}() takes keyword arguments only")
+    try:
+        args = _call_args(call, ())
+    except (ValueError, TypeError, SyntaxError):
+        raise _ParseError(f"non-literal argument in {func}()") from None
+    if any(not isinstance(v, str) for v in args.values()):
+        raise _ParseError(f"{func}() arguments must be strings")
+    action = _UITARS_NAMES[func]
+    box = next((args[k] for k in _UITARS_POINT_KEYS if args.get(k)), None)
+    end = next((args[k] for k in _UITARS_END_KEYS if args.get(k)), None)
+    point = _numbers_point(box, tol, "start_box") if box is not None else None
+    end_point = _numbers_point(end, tol, "end_box") if end is not None else None
+    text = args.get("content", args.get("key", args.get("app_name")))
+    direction = None
+    if action in POINT_ACTIONS and point is None:
+        raise _ParseError(f"{func} needs start_box")
+    if action == "drag" and end_point is None:
+        raise _ParseError(f"{func} needs end_box")
+    if action == "scroll":
+        direction = str(args.get("direction", "")).strip().lower()
+        if direction not in SCROLL_DIRECTIONS:
+            raise _ParseError(f"scroll direction must be one of {SCROLL_DIRECTIONS}, got {direction[:40]!r}")
+    if action == "hotkey":
+        keys = (text or "").split()
+        if not keys:
+            raise _ParseError(f"{func} needs a key")
+        if len(keys) == 1 and keys[0].lower() in _PRESS_KEYS:
+            action, text = _PRESS_KEYS[keys[0].lower()], None
+        else:
+            text = "+".join(keys)
+    if action == "type":
+        text = (text or "").rstrip("\n")  # UI-TARS: a trailing \n submits the input
+        if not text:
+            raise _ParseError("type needs content")
+    if action == "open_app" and not text:
+        raise _ParseError("open_app needs app_name")
+    if action in ("complete", "impossible", "wait"):
+        text = None
+    return ParsedAction(action=action, point=point, end_point=end_point, text=text, direction=direction,
+                        duration=_num(_literal_number(args.get("time"))), fmt="uitars",
+                        raw={"code": code, "function": func, "arguments": args})
+
+
+def _literal_number(v: Any) -> float | None:
+    try:
+        return float(v) if isinstance(v, str) and len(v) < 32 else None
+    except ValueError:
+        return None
+
+
+_ACTION_LABEL = "Action:"
+
+
+def _parse_uitars(text: str, strict: bool) -> ParseResult:
+    tol: list[str] = []
+    at = text.rfind(_ACTION_LABEL)
+    if at < 0:
+        raise _ParseError("no 'Action:' line")
+    body = text[at + len(_ACTION_LABEL):].strip().strip("`").strip()
+    if len(body) > MAX_ANSWER_CHARS:
+        raise _ParseError(f"too long (action of {len(body)} chars)")
+    thought = _thought_before(text[:at]) if at else None
+    calls = [c.strip() for c in body.split("\n\n") if c.strip()][:16]
+    if not calls:
+        raise _ParseError("empty action")
+    actions = [_uitars_call(c if c.endswith(")") else c + ")", tol) for c in calls]
+    return _finish("uitars", actions, thought, tol, strict)
+
+
+def parse_uitars(text: str, *, strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
+    """Parse UI-TARS answers: ``Thought: ...\\nAction: click(start_box='<|box_start|>(x,y)<|box_end|>')`` (1.0),
+    ``click(start_box='(x,y)')`` / ``click(point='<point>x y</point>')`` (1.5), several calls separated by a blank
+    line. Numbers are kept as written (0-1000 for UI-TARS 1.0, resized pixels for 1.5); 4 numbers -> box centre."""
+    return _guarded("uitars", _parse_uitars, text, strict, max_chars)
+
+
+# OS-Atlas action words (OS-Atlas eval/data prompts: Basic Actions + Custom Actions) -> this project's names.
+_OS_ATLAS_NAMES = {"CLICK": "click", "LONG_PRESS": "long_press", "TYPE": "type", "SCROLL": "scroll",
+                   "PRESS_BACK": "press_back", "PRESS_HOME": "press_home", "PRESS_RECENT": "press_recent",
+                   "PRESS_ENTER": "press_enter", "OPEN_APP": "open_app", "WAIT": "wait", "COMPLETE": "complete",
+                   "IMPOSSIBLE": "impossible", "ENTER": "press_enter"}
+_OS_ATLAS_LINE = re.compile(r"(?m)^[ \t]{0,8}(CLICK|LONG_PRESS|TYPE|SCROLL|PRESS_BACK|PRESS_HOME|PRESS_RECENT|"
+                            r"PRESS_ENTER|OPEN_APP|WAIT|COMPLETE|IMPOSSIBLE|ENTER)\b")
+
+
+def _os_atlas_box(text: str, tol: list[str]) -> tuple[float, float]:
+    for open_tag, close_tag in (("<point>", "</point>"), ("<|box_start|>", "<|box_end|>"), ("<box>", "</box>")):
+        found = _between(text, open_tag, close_tag)
+        if found is not None:
+            point = _numbers_point(found[0], tol, open_tag.strip("<|>"))
+            if point is not None:
+                return point
+    raise _ParseError("no <point> or box")
+
+
+def _parse_os_atlas(text: str, strict: bool) -> ParseResult:
+    tol: list[str] = []
+    if len(text) > MAX_PAYLOAD_CHARS:
+        raise _ParseError(f"too long ({len(text)} chars)")
+    m = _OS_ATLAS_LINE.search(text)
+    if m is None:  # a grounding answer: the element's point or box, nothing else
+        return _finish("os_atlas", [ParsedAction(action="click", point=_os_atlas_box(text, tol), fmt="os_atlas",
+                                                 raw={"answer": text[:MAX_ANSWER_CHARS]})], None, tol, strict)
+    word = m.group(1)
+    eol = text.find("\n", m.end())
+    line = text[m.end():eol if eol >= 0 else len(text)]
+    if len(line) > MAX_ANSWER_CHARS:
+        raise _ParseError("action line too long")
+    action = _OS_ATLAS_NAMES[word]
+    arg = _between(line, "[", "]")
+    value = None
+    if arg is not None and "<point>" not in line:
+        value = line[line.find("[") + 1:line.rfind("]")].strip() if arg[2] else None
+    point = _os_atlas_box(line, tol) if action in ("click", "long_press") else None
+    direction = None
+    if action == "scroll":
+        direction = (value or "").lower()
+        if direction not in SCROLL_DIRECTIONS:
+            raise _ParseError(f"SCROLL direction must be one of {SCROLL_DIRECTIONS}, got {direction[:40]!r}")
+        value = None
+    if action in ("type", "open_app") and not value:
+        raise _ParseError(f"{word} needs [text]")
+    thought_at = text.lower().find("thoughts:")
+    thought = text[thought_at + 9:m.start()].replace("actions:", "").strip() if 0 <= thought_at < m.start() else None
+    return _finish("os_atlas", [ParsedAction(action=action, point=point, text=value, direction=direction,
+                                             fmt="os_atlas", raw={"line": (word + line)[:MAX_ANSWER_CHARS]})],
+                   thought or None, tol, strict)
+
+
+def parse_os_atlas(text: str, *, strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
+    """Parse OS-Atlas answers: ``thoughts:\\n...\\nactions:\\nCLICK <point>[[x,y]]</point>`` (Pro / navigation), or a
+    grounding answer ``<|box_start|>(x1,y1),(x2,y2)<|box_end|>`` / ``<point>[[x,y]]</point>`` (Base), 0-1000."""
+    return _guarded("os_atlas", _parse_os_atlas, text, strict, max_chars)
+
+
+def _first_literal(text: str, tol: list[str]) -> Any:
+    """The first JSON/Python literal of ``text`` (inside a code fence when there is one)."""
+    body = text.strip()
+    fence = _between(body, "```", "```")
+    if fence is not None and fence[2]:
+        tol.append(TOL_CODE_FENCE)
+        inner = fence[0]
+        body = (inner[4:] if inner[:4].lower() == "json" else inner).strip()
+    starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
+    if not starts:
+        raise _ParseError("no JSON object")
+    start = min(starts)
+    if len(body) - start > MAX_PAYLOAD_CHARS:
+        raise _ParseError(f"too long (JSON of {len(body) - start} chars)")
+    p = _LiteralParser(body)
+    value, end = p.parse_prefix(start)
+    if start > 0 or end != len(body):
+        tol.append(TOL_SURROUNDING_TEXT)
+    tol.extend(_quote_tolerances(p.features, "dq"))
+    return value
+
+
+def _parse_qwen_grounding(text: str, strict: bool) -> ParseResult:
+    if "<tool_call>" in text:  # an agent answer of the same models: Qwen's function-call format
+        return _parse_tool_call(text, strict)
+    tol: list[str] = []
+    value = _first_literal(text, tol)
+    items = value if isinstance(value, list) else [value]
+    for item in items[:16]:
+        if isinstance(item, dict) and ("bbox_2d" in item or "point_2d" in item):
+            key = "point_2d" if "point_2d" in item else "bbox_2d"
+            value = item[key]
+            if not isinstance(value, list) or len(value) != (2 if key == "point_2d" else 4):
+                raise _ParseError(f"{key} must be {'[x, y]' if key == 'point_2d' else '[x1, y1, x2, y2]'}")
+            point = _point(value, [], key, integer=False)  # a bbox_2d is read at its centre by design
+            if point is None:
+                raise _ParseError(f"{key} has no point")
+            return _finish("qwen_grounding", [ParsedAction(action="click", point=point, fmt="qwen_grounding",
+                                                           raw=item)], None, tol, strict)
+    raise _ParseError("no bbox_2d or point_2d")
+
+
+def parse_qwen_grounding(text: str, *, strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
+    """Parse Qwen2.5-VL / Qwen3-VL grounding JSON: ``[{"bbox_2d": [x1, y1, x2, y2], "label": ..}]`` (box centre)
+    or ``{"point_2d": [x, y]}``, in a ```json fence or bare; ``<tool_call>`` answers go to :func:`parse_tool_call`."""
+    return _guarded("qwen_grounding", _parse_qwen_grounding, text, strict, max_chars)
+
+
+def _parse_point(text: str, strict: bool) -> ParseResult:
+    tol: list[str] = []
+    body = text.strip()
+    if len(body) > MAX_ANSWER_CHARS:
+        raise _ParseError(f"too long (answer of {len(body)} chars)")
+    if body[:1] not in "([" or body[-1:] not in ")]":
+        tol.append(TOL_SURROUNDING_TEXT)
+    start = min((i for i in (body.find("("), body.find("[")) if i >= 0), default=0)
+    point = _numbers_point(body[start:], tol, "point")
+    if point is None:
+        raise _ParseError("no point")
+    return _finish("point", [ParsedAction(action="click", point=point, fmt="point", raw={"answer": body})],
+                   None, tol, strict)
+
+
+def parse_point(text: str, *, strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
+    """Parse a bare coordinate answer ``(x, y)`` / ``[x, y]`` (UGround, SeeClick); 4 numbers -> box centre."""
+    return _guarded("point", _parse_point, text, strict, max_chars)
+
+
+def _parse_seeclick(text: str, strict: bool) -> ParseResult:
+    box = _between(text, "<box>", "</box>")
+    if box is None or not box[2]:
+        result = _parse_point(text, strict)
+        return ParseResult(ok=result.ok, format="seeclick", actions=tuple(replace(a, fmt="seeclick")
+                                                                           for a in result.actions),
+                           error=result.error, tolerances=result.tolerances)
+    # SeeClick pretrain/screenspot_test.py: a Qwen-VL box answer is on the 0-1000 grid; its centre / 1000
+    tol: list[str] = []
+    centre = _numbers_point(box[0], tol, "box")
+    if centre is None:
+        raise _ParseError("box has no point")
+    x, y = centre
+    return _finish("seeclick", [ParsedAction(action="click", point=(x / 1000, y / 1000), fmt="seeclick",
+                                             raw={"box": box[0][:256]})], None, tol, strict)
+
+
+def parse_seeclick(text: str, *, strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
+    """Parse SeeClick answers: ``(0.49,0.40)`` (fractions of the screenshot), or a Qwen-VL
+    ``<box>(x1,y1),(x2,y2)</box>`` on the 0-1000 grid, returned as its centre in fractions."""
+    return _guarded("seeclick", _parse_seeclick, text, strict, max_chars)
+
+
 # --------------------------------------------------------------------------------------------- auto
 
 _PARSERS = {"guir1": _parse_guir1, "tool_call": _parse_tool_call, "pyautogui": _parse_pyautogui,
-            "json": _parse_json}
+            "json": _parse_json, "uitars": _parse_uitars, "os_atlas": _parse_os_atlas,
+            "qwen_grounding": _parse_qwen_grounding, "point": _parse_point, "seeclick": _parse_seeclick}
 
 
 def detect_format(text: str) -> str:
@@ -860,7 +1141,7 @@ def detect_format(text: str) -> str:
 def parse_action(text: str, *, fmt: str = "auto", strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
     """Parse a model answer in ``fmt`` ('auto' detects it). Never raises; see :class:`ParseResult`."""
     if fmt != "auto" and fmt not in _PARSERS:
-        return ParseResult(ok=False, format="none", error=f"unknown format {fmt!r}; known: {list(FORMATS)}")
+        return ParseResult(ok=False, format="none", error=f"unknown format {fmt!r}; known: {list(FORMATS + MODEL_FORMATS)}")
     if not isinstance(text, str):
         return ParseResult(ok=False, format="none", error=f"input is {type(text).__name__}, not str")
     if len(text) > max_chars:
@@ -882,5 +1163,6 @@ TOLERANCES: tuple[str, ...] = (
 
 __all__ = [
     "FORMATS", "MAX_PAYLOAD_CHARS", "TOLERANCES", *(n for n in dir() if n.startswith("TOL_")), "ParseResult", "ParsedAction", "detect_format", "parse_action",
-    "parse_guir1_answer", "parse_json_action", "parse_literal", "parse_pyautogui", "parse_tool_call",
+    "MODEL_FORMATS", "parse_guir1_answer", "parse_json_action", "parse_literal", "parse_os_atlas", "parse_point",
+    "parse_pyautogui", "parse_qwen_grounding", "parse_seeclick", "parse_tool_call", "parse_uitars",
 ]

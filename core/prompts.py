@@ -393,6 +393,9 @@ TEMPLATES: dict[str, PromptTemplate] = {t.name: t for t in (
     GUIR1_GUIACT_WEB, GUIR1_OMNIACT_WEB, GUIR1_OMNIACT_DESKTOP, GUIR1_SCREENSPOT, GUI_DESKTOP, QWEN3VL_MOBILE_USE)}
 
 
+import core.model_prompts  # noqa: E402,F401  (registers the public models' templates in TEMPLATES)
+
+
 def get_template(name: str) -> PromptTemplate:
     """The template called ``name``; ``ValueError`` listing the known names otherwise."""
     try:

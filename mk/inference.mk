@@ -1,19 +1,22 @@
 # Inference: predictions for every benchmark file (experiments/guir1/inference.sh), then `make eval`.
 #
 #   make infer MODEL_PATH=ckpt/actor/huggingface                                    # vLLM, all GPUs
-#   make infer MODEL_PATH=... INFER_BACKEND=hf INFER_PROMPT=guir1                     # CPU / 1 GPU, GUI-R1's prompts
+#   make infer MODEL_PATH=... INFER_BACKEND=hf                                       # CPU / 1 GPU
+#   make infer MODEL_PATH=... INFER_PRESET= INFER_PROMPT=train                       # the training prompt and resize
 #   make infer-one MODEL_PATH=... INFER_INPUT=Data/GUI-R1-3K/screenspot_test.parquet INFER_OUTPUT=outputs/pred/screenspot_test.json
 #   make test-inference                                                               # the inference tests (CPU)
 #
 # All benchmark files run in one process, so the model loads once.
 # Variables: MODEL_PATH (required), INFER_DATA (GUIR1_DIR = Data/GUI-R1-3K, what make data-download writes),
-# PRED_DIR root (outputs/guir1/predictions), INFER_BACKEND vllm|hf|openai (vllm), INFER_PROMPT train|guir1|<template>
-# (train), INFER_MAX_PIXELS (1258291), INFER_ARGS extra `gui-agent infer` options.
+# PRED_DIR root (outputs/guir1/predictions), INFER_BACKEND vllm|hf|openai (vllm), INFER_PRESET model preset (guir1:
+# GUI-R1's prompts, generation settings and pixel bounds; docs/presets.md; empty = none), INFER_PROMPT
+# train|guir1|<template> (the preset's), INFER_MAX_PIXELS (the preset's), INFER_ARGS extra `gui-agent infer` options.
 MODEL_PATH ?=
 INFER_DATA ?= $(GUIR1_DIR)
 INFER_BACKEND ?= vllm
-INFER_PROMPT ?= train
-INFER_MAX_PIXELS ?= 1258291
+INFER_PRESET ?= guir1
+INFER_PROMPT ?=
+INFER_MAX_PIXELS ?=
 INFER_ARGS ?=
 INFER_INPUT ?=
 INFER_OUTPUT ?=
@@ -23,7 +26,7 @@ INFER_OUTPUT ?=
 infer: $(VENVS)/rl/.ready
 	@test -n "$(MODEL_PATH)" || { echo "set MODEL_PATH=<model folder or server URL>"; exit 2; }
 	MODEL_PATH="$(MODEL_PATH)" DATA_DIR="$(INFER_DATA)" OUT_DIR="$(PRED_DIR)" BACKEND="$(INFER_BACKEND)" \
-	  PROMPT="$(INFER_PROMPT)" MAX_PIXELS="$(INFER_MAX_PIXELS)" INFER_ARGS="$(INFER_ARGS)" \
+	  PRESET="$(INFER_PRESET)" PROMPT="$(INFER_PROMPT)" MAX_PIXELS="$(INFER_MAX_PIXELS)" INFER_ARGS="$(INFER_ARGS)" \
 	  bash experiments/guir1/inference.sh
 
 infer-one: $(VENVS)/rl/.ready
@@ -32,7 +35,8 @@ infer-one: $(VENVS)/rl/.ready
 	$(if $(filter vllm,$(INFER_BACKEND)),$(call gpu_only,infer-one,vLLM; on CPU: INFER_BACKEND=hf))
 	$(if $(filter hf vllm,$(INFER_BACKEND)),$(call model_preflight,infer-one,$(MODEL_PATH),MODEL_PATH))
 	$(RL)/python -m core infer --backend $(INFER_BACKEND) --model "$(MODEL_PATH)" --input "$(INFER_INPUT)" \
-	  --output "$(INFER_OUTPUT)" --max-pixels $(INFER_MAX_PIXELS) $(INFER_ARGS)
+	  --output "$(INFER_OUTPUT)" $(if $(INFER_PRESET),--preset $(INFER_PRESET)) \
+	  $(if $(INFER_MAX_PIXELS),--max-pixels $(INFER_MAX_PIXELS)) $(INFER_ARGS)
 
 test-inference: $(VENVS)/rl/.ready
 	$(RL)/python -m pytest tests/test_inference_requests.py tests/test_inference_vllm.py \

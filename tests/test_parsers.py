@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from core.actions import Action
 from core.geometry import Frame, ImageGeometry
 from core.parsers import (
+    MODEL_FORMATS,
     ParsedAction,
     ParseResult,
     detect_format,
@@ -381,9 +382,9 @@ VALID = [CANON, QWEN3, AGUVIS, '{"action": "click", "point": [10, 20]}', TOLERAN
          "pyautogui.write(message='hi')\nmobile.swipe(from_coord=[0.1, 0.2], to_coord=[0.3, 0.4])"]
 
 
-def _check(text: str) -> None:
-    r = parse_action(text)
-    assert isinstance(r, ParseResult)
+def _check(text: str, fmt: str = "auto") -> None:
+    r = parse_action(text, fmt=fmt)
+    assert isinstance(r, ParseResult) and (fmt == "auto" or r.format in (fmt, "tool_call"))
     assert r.ok == bool(r.actions) and (r.ok or r.error)
     for a in r.actions:
         for frame in Frame:
@@ -409,3 +410,68 @@ def test_fuzz_mutated_valid_answers(base, edits):
         pos = pos % (len(text) + 1)
         text = text[:pos] + insert + text[pos + cut:]
     _check(text)
+
+
+# ------------------------------------------------------------------------------------------ public models' formats
+
+MODEL_VALID = {
+    "uitars": "Thought: go\nAction: click(start_box='<|box_start|>(235,512)<|box_end|>')\n\n"
+              "drag(start_point='<point>1 2</point>', end_point='<point>3 4</point>')",
+    "os_atlas": "thoughts:\nopen it\nactions:\nCLICK <point>[[950,87]]</point>",
+    "qwen_grounding": '```json\n[{"bbox_2d": [10, 20, 30, 40], "label": "x"}]\n```',
+    "point": "(523, 847)",
+    "seeclick": "<box>(100,200),(300,400)</box>",
+}
+HOSTILE_MODEL = {
+    **ADVERSARIAL,
+    "action labels": "Action: " * (MB // 8),
+    "point tags": "<point>1 " * (MB // 9),
+    "box tags": "<|box_start|>(" * (MB // 14),
+    "os-atlas words": "CLICK " * (MB // 6),
+    "click call parens": "Action: click(start_box='" + "(" * (MB - 30) + "')",
+    "huge action line": "Action: type(content='" + "a" * (MB - 40) + "')",
+    "bbox json": '[{"bbox_2d": [' + "1, " * (MB // 3 - 10) + "1]}]",
+    "digits": "(" + "9" * (MB - 10) + ", 1)",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(MODEL_FORMATS))
+@pytest.mark.parametrize("name", sorted(HOSTILE_MODEL))
+def test_model_formats_hostile_inputs_fail_fast(fmt, name):
+    """The public models' formats never raise and stay fast on the same hostile inputs (and their own)."""
+    text = HOSTILE_MODEL[name]
+    assert len(text) <= MB
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = parse_action(text, fmt=fmt)
+        best = min(best, time.perf_counter() - t0)
+        assert isinstance(r, ParseResult) and (r.ok or r.error)
+    assert best < 0.05, f"{fmt} / {name}: {best * 1000:.1f} ms"
+
+
+def test_model_formats_never_evaluate(tmp_path):
+    marker = tmp_path / "ran"
+    code = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    for fmt in MODEL_FORMATS:
+        for text in (f"Action: {code}", f"Action: click(start_box={code})", code, f"actions:\nTYPE [{code}]"):
+            parse_action(text, fmt=fmt)
+    assert not marker.exists()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(MODEL_VALID)), st.lists(st.tuples(
+    st.integers(0, 200), st.integers(0, 3),
+    st.text(alphabet="[]{}()'\",:-.0123456789<>/|_ \nabcdeTtrunlACKIL\\", max_size=4)), max_size=6))
+def test_fuzz_mutated_model_answers(fmt, edits):
+    text = MODEL_VALID[fmt]
+    for pos, cut, insert in edits:
+        pos = pos % (len(text) + 1)
+        text = text[:pos] + insert + text[pos + cut:]
+    _check(text, fmt)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(MODEL_VALID)), st.text(max_size=300))
+def test_fuzz_random_text_model_formats(fmt, text):
+    _check(text, fmt)

@@ -12,7 +12,7 @@ import pytest
 
 from core.actions import Action
 from core.geometry import Frame
-from core.parsers import parse_action
+from core.parsers import FORMATS, MODEL_FORMATS, parse_action
 from core.prompts import (
     TEMPLATES,
     TemplateError,
@@ -104,6 +104,7 @@ _EXAMPLES = {
     "open_app": Action(type="open_app", text="Clock"),
     "hotkey": Action(type="hotkey", text="ctrl+c"),
     "answer": Action(type="answer", text="It's 5 o'clock"),
+    "drag": Action(type="drag", point=(100.0, 200.0), end_point=(500.0, 900.0)),
 }
 
 
@@ -140,7 +141,7 @@ def _tolerance_px(template, geometry) -> tuple[float, float]:
 def _round_trip(template, step: Step) -> None:
     geometry = template.geometry(step)
     gold = template.gold_answer(step, geometry)
-    result = parse_action(gold, strict=True)
+    result = parse_action(gold, fmt=template.answer_format, strict=True)
     assert result.ok, (template.name, step.id, gold, result.error)
     assert result.format == template.answer_format
     got = result.action.to_action(geometry, template.frame)
@@ -183,7 +184,8 @@ def test_point_error_within_one_pixel_for_resized_templates():
     for template in TEMPLATES.values():
         if template.frame is Frame.RESIZED:
             geometry = template.geometry(step)
-            got = parse_action(template.gold_answer(step, geometry)).action.to_action(geometry, template.frame)
+            got = parse_action(template.gold_answer(step, geometry), fmt=template.answer_format).action.to_action(
+                geometry, template.frame)
             assert abs(got.point[0] - 663) <= 1 and abs(got.point[1] - 1135) <= 1
 
 
@@ -378,7 +380,7 @@ def test_get_template_lists_names_on_error():
     with pytest.raises(ValueError, match="unknown prompt template 'nope'.*guir1-high.*qwen3vl-mobile-use"):
         get_template("nope")
     for name, t in TEMPLATES.items():
-        assert t.name == name and t.answer_format in ("guir1", "tool_call")
+        assert t.name == name and t.answer_format in FORMATS + MODEL_FORMATS
 
 
 def test_default_template_for():

@@ -23,16 +23,30 @@ def _fail(msg: str) -> None:
 MAX_INPUTS_NAMED = 5
 
 
-def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
+def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, preset: str | None = None):
     """Score ``paths``; returns ``(EvalResult, its JSON with "data")``: the prediction files and the benchmark
-    files their rows were predicted from (``image_source``), so every table can name what it ran on."""
-    from core.eval.io import PredictionFileError, iter_records
+    files their rows were predicted from (``image_source``), so every table can name what it ran on. With
+    ``preset`` every row's raw ``pred`` is re-parsed with that model preset's parser and frame."""
+    from core.eval.io import PredictionFileError, Record, iter_records
     from core.eval.metrics import score_records
 
     inputs: dict[str, None] = {}
+    reparse = None
+    if preset is not None:
+        from core.presets import get_preset, reparse_row
+
+        try:
+            chosen = get_preset(preset)
+        except ValueError as e:
+            _fail(f"--preset: {e}")
+
+        def reparse(rec):
+            return Record(rec.where, reparse_row(rec.row, chosen, benchmark))
 
     def noting_inputs(records):
         for rec in records:
+            if reparse is not None:
+                rec = reparse(rec)
             src = rec.row.get("image_source")
             if isinstance(src, str) and src and len(inputs) < MAX_INPUTS_NAMED:
                 inputs.setdefault(Path(src).name)
@@ -45,6 +59,8 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int):
     except (PredictionFileError, ValueError) as e:
         _fail(str(e))
     data = {"predictions": [p.name for p in paths], "inputs": list(inputs)}
+    if preset is not None:
+        data["preset"] = preset
     return result, {**result.to_json(), "data": data}
 
 
@@ -111,6 +127,10 @@ def register(app: typer.Typer) -> None:
                                         "else the first prediction file's, else its folder's]."),
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing --json, --markdown, "
                                                                   "--gallery and --plots files."),
+        preset: str | None = typer.Option(None, "--preset", help=(
+            "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
+            "aguvis): re-parse every row's raw 'pred' with its parser and coordinate frame, whatever the pred_* "
+            "fields say.")),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
         from core.eval.report import (
@@ -126,7 +146,7 @@ def register(app: typer.Typer) -> None:
                    ("--plots", plots, (f"{benchmark}_bars.png", f"{benchmark}_confusion.png"))]
         _refuse_existing_outputs(outputs, overwrite)
         console = make_console()
-        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0)
+        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0, preset)
         print_result(data, console)
         if json_out is not None:
             console.print(f"json: {write_json(data, json_out)}")
@@ -156,6 +176,8 @@ def register(app: typer.Typer) -> None:
         benchmark: str | None = typer.Option(None, "--benchmark", help="Score the .json/.jsonl files not named like "
                                              "a benchmark's predictions (e.g. pred.jsonl) as this benchmark."),
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace the report of an earlier run in --out."),
+        preset: str | None = typer.Option(None, "--preset", help="Model preset: re-parse every row's raw 'pred' "
+                                          "with its parser and frame (see gui-agent eval --preset)."),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
         from core.eval.registry import benchmark_for_file
@@ -187,7 +209,7 @@ def register(app: typer.Typer) -> None:
             if mode not in BENCHMARKS[bench].modes:
                 console.print(styled(f"{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped", "yellow"))
                 continue
-            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0)
+            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0, preset)
             print_result(data, console)
             _pictures(result, out / "plots" if plots else None, out / "gallery" / bench if gallery else None,
                       image_root, console)

@@ -50,10 +50,13 @@ def infer(
         "after loading, up to 64]."))] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N rows of the input.")] = None,
     images: Annotated[Path | None, typer.Option(help="Folder that relative image paths are resolved in.")] = None,
-    max_new_tokens: Annotated[int, typer.Option(help="New tokens per answer.")] = 1024,
-    temperature: Annotated[float, typer.Option(help="0 = greedy.")] = 0.0,
-    top_p: Annotated[float, typer.Option(help="Nucleus sampling (only when temperature > 0).")] = 1.0,
-    repetition_penalty: Annotated[float, typer.Option(help="GUI-R1's scripts use 1.05.")] = 1.0,
+    max_new_tokens: Annotated[int | None, typer.Option(help="New tokens per answer [default: the --preset's, else "
+                                                           "1024].")] = None,
+    temperature: Annotated[float | None, typer.Option(help="0 = greedy [default: the --preset's, else 0].")] = None,
+    top_p: Annotated[float | None, typer.Option(help="Nucleus sampling (only when temperature > 0) [default: the "
+                                                     "--preset's, else 1].")] = None,
+    repetition_penalty: Annotated[float | None, typer.Option(help="[default: the --preset's (GUI-R1's scripts: "
+                                                                  "1.05), else 1.0].")] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
     device: Annotated[str | None, typer.Option(help="hf: cpu, cuda, cuda:1 ...")] = None,
     dtype: Annotated[str, typer.Option(help="hf/vllm dtype: auto, bfloat16, float16, float32.")] = "auto",
@@ -74,6 +77,13 @@ def infer(
     max_image_pixels: Annotated[int | None, typer.Option(min=1, help=(
         "Largest screenshot (width x height) accepted; larger ones are row errors [default: Pillow's 89478485]."
     ))] = None,
+    preset: Annotated[str | None, typer.Option(help=(
+        "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
+        "aguvis): the authors' prompt for each input (chosen by its <benchmark>_test name), answer parser, "
+        "coordinate frame, generation settings and pixel bounds; explicit flags win."))] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help=(
+        "Print the requests as JSON lines (prompt text, image size after resize, generation settings) and exit "
+        "without loading a model."))] = False,
 ) -> None:
     """Predict actions for every step of benchmark files (resumes an existing --output); the model is loaded once
     for all of them. Exit 0 when every row was answered, 1 when some rows failed (each is written with its
@@ -95,24 +105,41 @@ def infer(
     count = {"minimum": 1, "integer": True}
     with user_errors():  # every number before any file is read or model loaded
         checked_numbers([("--max-new-tokens", max_new_tokens, count), ("--temperature", temperature, {"minimum": 0}),
-                       ("--top-p", top_p, fraction), ("--repetition-penalty", repetition_penalty, positive),
-                       ("--timeout", timeout, positive), ("--gpu-memory-utilization", gpu_memory_utilization, fraction),
-                       ("--max-pixels", max_pixels, count), ("--min-pixels", min_pixels, count),
-                       ("--factor", factor, count), ("--tensor-parallel-size", tensor_parallel_size, count),
-                       ("--data-parallel-size", data_parallel_size, count), ("--max-model-len", max_model_len, count)])
-    jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit)
+                         ("--top-p", top_p, fraction), ("--repetition-penalty", repetition_penalty, positive),
+                         ("--timeout", timeout, positive), ("--gpu-memory-utilization", gpu_memory_utilization, fraction),
+                         ("--max-pixels", max_pixels, count), ("--min-pixels", min_pixels, count),
+                         ("--factor", factor, count), ("--tensor-parallel-size", tensor_parallel_size, count),
+                         ("--data-parallel-size", data_parallel_size, count), ("--max-model-len", max_model_len, count)])
+    chosen = _preset(preset)
+    jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit, chosen, explicit_prompt=prompt is not None)
     try:
         processor_folder = processor_source(model)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--model") from None
+    if factor is None:
+        factor = chosen.factor if chosen is not None else model_image_factor(processor_folder)
     try:
-        policy = ResizePolicy.from_options(
-            recipe=recipe, min_pixels=min_pixels, max_pixels=max_pixels,
-            factor=factor if factor is not None else model_image_factor(processor_folder))
+        policies = [ResizePolicy.from_options(
+            recipe=recipe, min_pixels=min_pixels, max_pixels=max_pixels, factor=factor,
+            preset_bounds=None if chosen is None else chosen.pixel_bounds(job.benchmark)) for job in jobs]
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--recipe/--max-pixels/--min-pixels/--factor") from None
-    gen = GenerationConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
-                           repetition_penalty=repetition_penalty, seed=seed)
+    policy = max(policies, key=lambda p: p.max_pixels)
+    base = chosen.generation if chosen is not None else GenerationConfig()
+    gen = GenerationConfig(
+        max_new_tokens=base.max_new_tokens if max_new_tokens is None else max_new_tokens,
+        temperature=base.temperature if temperature is None else temperature,
+        top_p=base.top_p if top_p is None else top_p,
+        repetition_penalty=base.repetition_penalty if repetition_penalty is None else repetition_penalty, seed=seed)
+    if dry_run:
+        import json
+
+        from core.inference.requests import dry_run_rows
+
+        for job, job_policy in zip(jobs, policies, strict=True):
+            for row in dry_run_rows(job.input, job.layout, images, job.template, job_policy, gen, limit):
+                typer.echo(json.dumps(row, ensure_ascii=False))
+        return
     options: dict = {}
     if backend is BackendName.hf:
         from core.inference.backends.hf import max_prompt_tokens
@@ -145,7 +172,7 @@ def infer(
 
     failed, written, reasons = 0, 0, Counter()
     try:
-        for job in jobs:
+        for job, policy in zip(jobs, policies, strict=True):
             typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
                        f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
                        f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
@@ -179,11 +206,27 @@ class _Job:
     layout: str
     total: int
     template: str | None
+    benchmark: str | None = None
 
 
-def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: int | None) -> list[_Job]:
-    """Validate every pair before any model is loaded."""
+def _preset(name: str | None):
+    """The :class:`core.presets.Preset` called ``name`` (None when not given); a bad name is a usage error."""
+    if name is None:
+        return None
+    from core.presets import get_preset
+
+    try:
+        return get_preset(name)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--preset") from None
+
+
+def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: int | None, preset=None, *,
+          explicit_prompt: bool = True) -> list[_Job]:
+    """Validate every pair before any model is loaded; with a ``preset`` and no explicit ``--prompt``, each input
+    gets the preset's template for its benchmark (read from its ``<benchmark>_test`` file name)."""
     from core import prompts as registry
+    from core.eval.registry import benchmark_for_file
     from core.inference.bench import count_rows, detect_layout
     from core.outputs import refuse_existing
 
@@ -198,6 +241,12 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
     jobs = []
     for i, (inp, out) in enumerate(zip(inputs, outputs, strict=True)):
         name = prompts[i] if len(prompts) > 1 else prompts[0]
+        bench = benchmark_for_file(inp.with_suffix(".json"))
+        if preset is not None and not explicit_prompt:
+            try:
+                name = preset.template_for(bench.name if bench else None)
+            except ValueError as e:
+                raise typer.BadParameter(f"{inp}: {e}", param_hint="--preset") from None
         template = None if name == TRAINING_TEMPLATE else name
         if template is not None:
             try:
@@ -212,7 +261,8 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
             layout, total = detect_layout(inp), count_rows(inp)
         except (FileNotFoundError, ValueError) as e:
             raise typer.BadParameter(str(e), param_hint="--input") from None
-        jobs.append(_Job(inp, out, layout, total if limit is None else min(total, limit), template))
+        jobs.append(_Job(inp, out, layout, total if limit is None else min(total, limit), template,
+                         bench.name if bench else None))
     return jobs
 
 

@@ -67,12 +67,14 @@ class ResizePolicy:
 
     @classmethod
     def from_options(cls, *, recipe: str | Path | None = None, min_pixels: int | None = None,
-                     max_pixels: int | None = None, factor: int = QWEN25VL_FACTOR) -> ResizePolicy:
+                     max_pixels: int | None = None, factor: int = QWEN25VL_FACTOR,
+                     preset_bounds: tuple[int, int] | None = None) -> ResizePolicy:
         """The policy of ``gui-agent infer`` / ``rollout`` flags: bounds from the training ``recipe`` file
         (:func:`core.recipes.recipe_pixel_bounds`, the same bounds ``gui-agent data convert --recipe`` exports
-        at), explicit ``min_pixels`` / ``max_pixels`` winning, else GUI-R1's training bounds. ``ValueError``
-        (``core.recipes.RecipeError``) for an unreadable recipe or bad bounds."""
-        low, high = GUIR1_TRAIN_MIN_PIXELS, GUIR1_TRAIN_MAX_PIXELS
+        at), else a model preset's ``preset_bounds`` (min, max), else GUI-R1's training bounds; explicit
+        ``min_pixels`` / ``max_pixels`` win. ``ValueError`` (``core.recipes.RecipeError``) for an unreadable
+        recipe or bad bounds."""
+        low, high = preset_bounds or (GUIR1_TRAIN_MIN_PIXELS, GUIR1_TRAIN_MAX_PIXELS)
         if recipe is not None:
             from core.recipes import recipe_pixel_bounds
 
@@ -259,8 +261,33 @@ def openai_messages(messages: list[dict[str, Any]], images: list[Image.Image]) -
                                            for im in images]))
 
 
+def dry_run_rows(input_path: str | Path, layout: str, images_dir: str | Path | None, template: str | None,
+                 policy: ResizePolicy, generation: Any, limit: int | None) -> Iterator[dict[str, Any]]:
+    """What ``gui-agent infer --dry-run`` prints for one input, one dict per row: ``id``, ``template``, the chat
+    ``messages`` (text; ``<image>`` marks the screenshot), ``image_size`` and ``resized_size`` [W, H] pixels,
+    ``resize`` bounds, ``generation`` settings and ``error`` (a row that could not be built)."""
+    from dataclasses import asdict
+
+    from core.inference.bench import iter_benchmark
+    from core.inference.runner import SkippedRecord
+
+    gen = asdict(generation)
+    for n, item in enumerate(iter_benchmark(Path(input_path), images_dir=images_dir, layout=layout)):
+        if limit is not None and n >= limit:
+            return
+        if isinstance(item, SkippedRecord):
+            yield {"id": item.id, "input": str(input_path), "template": template, "error": item.reason}
+            continue
+        req = build_request(item, template=template, policy=policy)
+        geo = req.geometry
+        yield {"id": item.id, "input": str(input_path), "template": req.template, "messages": req.messages,
+               "image_size": list(item.image_size),
+               "resized_size": None if geo is None else [geo.resized_width, geo.resized_height],
+               "resize": policy.record(geo), "generation": gen, "error": req.error}
+
+
 __all__ = [
-    "DEFAULT_POLICY", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
+    "DEFAULT_POLICY", "dry_run_rows", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
     "hf_messages", "image_data_url",
     "inference_template_name", "load_screenshot", "model_image_factor", "openai_messages", "resolve_template",
 ]

@@ -14,12 +14,14 @@
 #   DATA_DIR     folder with <benchmark>_test.parquet (GUI-R1 layout or unified)     (Data/GUI-R1-3K: make data-download)
 #   OUT_DIR      predictions root                                                    (outputs/guir1/predictions)
 #   BACKEND      vllm | hf | openai                                                  (vllm)
+#   PRESET       model preset (core.presets, docs/presets.md): the authors' per-benchmark prompt, answer
+#                parser, generation settings (GUI-R1: greedy, repetition penalty 1.05, 1024 new tokens) and
+#                pixel bounds (processor default 12845056; ScreenSpot 2109744); empty = no preset   (guir1)
 #   PROMPT       train: the training template (guir1-high; guir1-grounding on ScreenSpot) -- train and test
 #                see the same prompt; guir1: GUI-R1's own per-benchmark test prompts (guir1-inference-*);
-#                or any core.prompts template name for every benchmark                (train)
-#   MAX_PIXELS   smart_resize cap: GUI-R1 trains at 1258291; its test scripts use the processor default
-#                12845056 (set MAX_PIXELS=12845056 with PROMPT=guir1 to reproduce them)   (1258291)
-#   MIN_PIXELS   smart_resize floor                                                  (3136)
+#                or any core.prompts template name for every benchmark     (the preset's; train without one)
+#   MAX_PIXELS   smart_resize cap (GUI-R1 trains at 1258291)     (the preset's; 1258291 without one)
+#   MIN_PIXELS   smart_resize floor                              (the preset's; 3136 without one)
 #   DP           vllm data parallel engines (Ray actors, one per GPU group)          (number of GPUs / TP)
 #   TP           vllm tensor parallel size                                           (1)
 #   BATCH_SIZE   rows per generate call (per engine for vllm)                        (64 vllm, 4 hf, 16 openai)
@@ -32,9 +34,18 @@ MODEL_PATH="${MODEL_PATH:-}"
 DATA_DIR="${DATA_DIR:-$ROOT/Data/GUI-R1-3K}"
 OUT_DIR="${OUT_DIR:-outputs/guir1/predictions}"
 BACKEND="${BACKEND:-vllm}"
-PROMPT="${PROMPT:-train}"
-MAX_PIXELS="${MAX_PIXELS:-1258291}"
-MIN_PIXELS="${MIN_PIXELS:-3136}"
+PRESET="${PRESET-guir1}"
+PIXEL_ARGS=()
+if [[ -n "$PRESET" ]]; then
+    PROMPT="${PROMPT:-}"
+    PRESET_ARGS=(--preset "$PRESET")
+    if [[ -n "${MAX_PIXELS:-}" ]]; then PIXEL_ARGS+=(--max-pixels "$MAX_PIXELS"); fi
+    if [[ -n "${MIN_PIXELS:-}" ]]; then PIXEL_ARGS+=(--min-pixels "$MIN_PIXELS"); fi
+else
+    PROMPT="${PROMPT:-train}"
+    PRESET_ARGS=()
+    PIXEL_ARGS=(--max-pixels "${MAX_PIXELS:-1258291}" --min-pixels "${MIN_PIXELS:-3136}")
+fi
 TP="${TP:-1}"
 BENCHMARKS="${BENCHMARKS:-androidcontrol_high androidcontrol_low guiact_web guiodyssey omniact_desktop omniact_web screenspot screenspot_pro}"
 
@@ -86,14 +97,16 @@ for bench in $BENCHMARKS; do
         continue
     fi
     case "$PROMPT" in
+        "") prompt="" ;;  # the preset's prompt for this benchmark
         train) case "$bench" in screenspot*) prompt=guir1-grounding ;; *) prompt=train ;; esac ;;
         guir1) prompt="$(guir1_prompt "$bench")" ;;
         *) prompt="$PROMPT" ;;
     esac
-    echo "== $bench -> $PRED_DIR/${bench}_test.json (prompt $prompt)"
-    pairs+=(--input "$input" --output "$PRED_DIR/${bench}_test.json" --prompt "$prompt")
+    echo "== $bench -> $PRED_DIR/${bench}_test.json (${prompt:+prompt $prompt}${PRESET:+ preset $PRESET})"
+    pairs+=(--input "$input" --output "$PRED_DIR/${bench}_test.json")
+    if [[ -n "$prompt" ]]; then pairs+=(--prompt "$prompt"); fi
 done
 [[ ${#pairs[@]} -gt 0 ]] || fail 1 "error: no <benchmark>_test.parquet in $DATA_DIR (benchmarks: $BENCHMARKS)"
-"$PY" -m core infer --backend "$BACKEND" --model "$MODEL_PATH" "${pairs[@]}" --max-pixels "$MAX_PIXELS" \
-    --min-pixels "$MIN_PIXELS" --batch-size "$BATCH_SIZE" "${BACKEND_ARGS[@]}" ${INFER_ARGS:-}
+"$PY" -m core infer --backend "$BACKEND" --model "$MODEL_PATH" "${pairs[@]}" "${PRESET_ARGS[@]}" \
+    "${PIXEL_ARGS[@]}" --batch-size "$BATCH_SIZE" "${BACKEND_ARGS[@]}" ${INFER_ARGS:-}
 echo "predictions: $PRED_DIR  (score them: make eval PRED_DIR=$PRED_DIR)"

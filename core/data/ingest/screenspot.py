@@ -4,6 +4,8 @@
   ``platform``/``data_type`` give group/ui_type.
 - Pro style: records carrying ``img_size`` ``[w, h]`` have ``bbox`` ``[x1, y1, x2, y2]`` and ``group``/
   ``ui_type`` fields; ``img_size`` is checked against the image header.
+- SeeClick's v1 files and OS-Atlas' v2 files (``screenspot_<platform>[_v2].json``) carry no platform field: the
+  group is then the platform named in the file name (mobile, desktop or web).
 
 Every record becomes a ``grounding`` step whose gold action is a click at the box centre.
 """
@@ -28,6 +30,15 @@ from core.schema import Step, StepValidationError
 _EXTRA_KEYS = ("data_source", "application", "platform", "description", "scale", "id")
 
 
+_PLATFORMS = ("mobile", "desktop", "web")
+
+
+def platform_of_file(stem: str) -> str | None:
+    """``mobile`` / ``desktop`` / ``web`` when a ScreenSpot file name says it (``screenspot_web_v2``), else None."""
+    parts = stem.lower().split("_")
+    return next((p for p in _PLATFORMS if p in parts), None)
+
+
 def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None, record_dir: Path,
                    split: str) -> Step:
     """One ScreenSpot record as a grounding Step (bbox x1, y1, x2, y2 ORIGINAL pixels)."""
@@ -45,7 +56,7 @@ def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None,
         instruction=str(rec.get("instruction") or ""), task_type="grounding",
         action=make_action(record, "bbox", type="click", point=box_center(bbox)),
         bbox=bbox, source="screenspot",
-        group=rec.get("group") or rec.get("platform"),
+        group=rec.get("group") or rec.get("platform") or platform_of_file(split),
         ui_type=rec.get("ui_type") or rec.get("data_type"),
         split=split,
         extra={"bbox_format": "xyxy" if pro_style else "xywh", "image_name": str(name),
@@ -62,4 +73,4 @@ def read_screenspot(input_path: Path, *, images_dir: Path | None = None, skip_mi
                                                          record_dir=path.parent, split=path.stem))
 
 
-__all__ = ["read_screenspot", "record_to_step"]
+__all__ = ["platform_of_file", "read_screenspot", "record_to_step"]
