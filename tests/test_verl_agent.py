@@ -73,9 +73,14 @@ def make_loop(processor, grid: str = "grid999", *, response_length: int = 8192, 
 def gold_text(loop: gui_agent_loop.GUIAgentLoop) -> str:
     """The scripted policy: the session's next gold action as a recipe answer on the tool's grid."""
     (session,) = loop.tool.sessions.values()
+    return session_gold_text(loop.tool, session)
+
+
+def session_gold_text(tool: mut.MobileUseTool, session) -> str:
+    """A session's next gold action as a recipe answer on ``tool``'s grid."""
     gold = session.info.get("gold_action") or Action(type="complete")
     w, h = session.episode.screen_size
-    args = mut.regrid_arguments(to_mobile_use(gold, w, h), mut.CoordinateGrid("pixels"), loop.tool.grid, (w, h))
+    args = mut.regrid_arguments(to_mobile_use(gold, w, h), mut.CoordinateGrid("pixels"), tool.grid, (w, h))
     return f"Thought: this is the next step.\nAction: {gold.type}.\n{mut.tool_call_text(args)}"
 
 
