@@ -199,3 +199,41 @@ def test_worker_reward_aggregation(recipe_config, two_tasks, aggregation: str) -
     assert out.non_tensor_batch["gui_agent/invalid"][0] == 1.0
     expected = {"mean": (n_turns - 1) / n_turns, "last": 1.0}[aggregation] + 1.0  # + completion bonus
     assert float(out.batch["rm_scores"][0].sum()) == pytest.approx(expected)
+
+
+def test_reward_parts_reach_the_per_step_metrics(recipe_config, two_tasks) -> None:
+    """The run script selects the ``gui_agent`` trainer mode and registers it through Ray's setup hook; its per-step
+    metrics are the means of the reward parts verl's worker put in each sample's ``extra_fields``."""
+    import importlib
+
+    import gui_agent_trainer
+
+    assert recipe_config.trainer.v1.trainer_mode == gui_agent_trainer.TRAINER_MODE
+    module, _, name = recipe_config.ray_kwargs.ray_init.runtime_env.worker_process_setup_hook.rpartition(".")
+    assert getattr(importlib.import_module(module), name) is gui_agent_trainer.register
+
+    def first_wrong(tool, session, turn: int) -> str:
+        return WAIT if turn == 0 else gold(tool, session, turn)
+
+    out, server, _ = run_worker(recipe_config, first_wrong, two_tasks, gui_agent__on_invalid="feedback")
+    metrics = gui_agent_trainer.reward_part_metrics(out.non_tensor_batch["reward_extra_info"])
+    parts = ("type", "coord", "text", "format", "completion_bonus", "turns", "invalid", "success", "context_budget")
+    for part in parts:
+        column = out.non_tensor_batch[f"gui_agent/{part}"].astype(float)
+        assert metrics[f"gui_agent/{part}/mean"] == pytest.approx(column.mean())
+    assert metrics["gui_agent/turns/mean"] == pytest.approx(len(server.calls) / 2)
+    assert 0 < metrics["gui_agent/type/mean"] < 1  # the first wait is the wrong type on these tasks
+    assert metrics["gui_agent/success/mean"] == 1.0
+    assert gui_agent_trainer.reward_part_metrics([None, {"gui_agent/turns": 3, "other": 1}]) == \
+        {"gui_agent/turns/mean": 3.0}
+
+
+def test_gui_agent_trainer_is_verls_sync_trainer_under_its_own_mode() -> None:
+    pytest.importorskip("transfer_queue")  # verl's v1 trainer module imports it (verl's verl-core extra)
+    import gui_agent_trainer
+
+    from verl.trainer.ppo.v1 import PPOTrainerSync, get_trainer_cls
+
+    gui_agent_trainer.register()
+    gui_agent_trainer.register()
+    assert issubclass(get_trainer_cls("gui_agent"), PPOTrainerSync)
