@@ -98,3 +98,32 @@ def test_tiny_model_runs_whole_sim_phone_episodes_through_the_hf_backend(tmp_pat
     assert len(rows) == 2 and all(r["error"] is None and r["n_steps"] == 2 for r in rows)
     assert all(isinstance(s["model_text"], str) for r in rows for s in r["steps"])
     assert sorted(p.name for p in (tmp_path / "gallery" / rows[0]["id"]).iterdir()) == ["000.png", "001.png"]
+
+
+def test_resized_screenshots_are_cached_by_frame_key_with_the_pixels_of_a_fresh_resize():
+    """Every screen of a group of replayed episodes: the frame key names exactly one frame, the session's model image
+    is Pillow's bicubic resize of the screen to the bit, served from the cache on a revisit, and drawing on what a
+    caller got never changes the cache."""
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    from core.rollout.session import MODEL_IMAGES
+
+    MODEL_IMAGES.clear()
+    frames, served = {}, []
+    for task in held_out_sample()[:6] * 2:  # every episode twice: the second pass revisits every screen
+        session = EpisodeSession(SIM.make(), task)
+        while not session.done:
+            key, obs = session.info["frame_key"], session.obs
+            assert key is not None and np.array_equal(frames.setdefault(key, obs.copy()), obs)
+            size = (session.geometry.resized_width, session.geometry.resized_height)
+            hits = MODEL_IMAGES.get((key, size)) is not None
+            (image,) = session.images()
+            fresh = Image.fromarray(obs).resize(size, Image.Resampling.BICUBIC)
+            assert image.size == size and np.array_equal(np.asarray(image), np.asarray(fresh))
+            served.append(hits)
+            ImageDraw.Draw(image).rectangle((0, 0, 50, 50), fill=(255, 0, 255))  # the caller's copy only
+            session.act(session.gold_text())
+    half = len(served) // 2
+    assert not any(served[:half]) and all(served[half:])  # first pass resizes, second pass only reads the cache
+    assert len(frames) == len(set(frames)) > 6

@@ -73,9 +73,14 @@ def make_loop(processor, grid: str = "grid999", *, response_length: int = 8192, 
 def gold_text(loop: gui_agent_loop.GUIAgentLoop) -> str:
     """The scripted policy: the session's next gold action as a recipe answer on the tool's grid."""
     (session,) = loop.tool.sessions.values()
+    return session_gold_text(loop.tool, session)
+
+
+def session_gold_text(tool: mut.MobileUseTool, session) -> str:
+    """A session's next gold action as a recipe answer on ``tool``'s grid."""
     gold = session.info.get("gold_action") or Action(type="complete")
     w, h = session.episode.screen_size
-    args = mut.regrid_arguments(to_mobile_use(gold, w, h), mut.CoordinateGrid("pixels"), loop.tool.grid, (w, h))
+    args = mut.regrid_arguments(to_mobile_use(gold, w, h), mut.CoordinateGrid("pixels"), tool.grid, (w, h))
     return f"Thought: this is the next step.\nAction: {gold.type}.\n{mut.tool_call_text(args)}"
 
 
@@ -183,12 +188,13 @@ def test_tool_executes_on_the_simulated_phone_and_answers_with_the_next_screensh
     iid, _ = asyncio.run(tool.create(create_kwargs={"task_id": task.id}))
     session = tool.session(iid)
     first = tool.screenshot(iid)
-    assert first.size == session.episode.screen_size
+    shown = mut.capped_size(session.episode.screen_size, tool.max_screenshot_pixels)  # within the pixel cap
+    assert first.size == shown and shown[0] * shown[1] <= tool.max_screenshot_pixels
     gold = session.info["gold_action"]
     w, h = session.episode.screen_size
     args = mut.regrid_arguments(to_mobile_use(gold, w, h), mut.CoordinateGrid("pixels"), tool.grid, (w, h))
     response, reward, metrics = asyncio.run(tool.execute(iid, args))
-    assert response.image and response.image[0].size == (w, h)
+    assert response.image and response.image[0].size == shown
     assert not metrics["invalid"] and session.episode.steps[-1].action.type == gold.type
     # a call the phone cannot take is recorded as invalid and the phone does not move
     before = session.obs.copy()

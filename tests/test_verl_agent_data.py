@@ -227,6 +227,7 @@ def test_dry_run_composes_and_loads_every_data_prep_mode(demo_dir: Path, tmp_pat
         assert report["tools"] == "mobile_use (grid grid999)" and report["default_agent_loop"] == "gui_agent"
         assert report["rollout_engine"].startswith(engine) and report["rollout_n"] == "5"
         assert "max_turns=20" in report["gui_agent"]
+        assert report["trainer"].startswith("v1 mode gui_agent, setup hook gui_agent_trainer.register; transfer_queue ")
 
 
 @pytest.mark.slow
@@ -238,6 +239,10 @@ def test_dry_run_errors_are_one_named_line(demo_dir: Path, tmp_path: Path) -> No
     assert missing.returncode == 2 and f"error: data.train_files: {tmp_path / 'nowhere'}/train.parquet not found" in missing.stderr
     typo = dry_run(demo_dir, "+gui_agent.max_turn=3")
     assert typo.returncode == 2 and "unknown gui_agent config keys ['max_turn']" in typo.stderr
+    hook = dry_run(demo_dir, "ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.regster")
+    assert hook.returncode == 2 and hook.stderr.strip().splitlines()[-1] == (
+        "error: ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.regster: no function "
+        "regster")
 
 
 @pytest.mark.slow

@@ -15,7 +15,9 @@ What it does, in the order verl 0.9.1's own entry point does it (``verl/trainer/
 4. loads the tool YAML (``multi_turn.tool_config_path``) through verl's tool registry, the agent-loop YAML
    (``rollout.agent.agent_loop_config_path``) and its classes, the ``gui_agent`` section, and the custom reward
    function through verl's ``get_custom_reward_fn``;
-5. names the rollout engine (``actor_rollout_ref.rollout.name``: vllm | sglang) and whether it is installed here.
+5. names the rollout engine (``actor_rollout_ref.rollout.name``: vllm | sglang) and whether it is installed here;
+   names verl's trainer (v1 mode, the Ray setup hook that registers a recipe's mode, checked importable) and
+   whether verl's v1 trainer's TransferQueue package is installed here.
 
 It prints the values that matter, one ``key: value`` line each, and exits 0; a problem is one ``error:`` line
 and exit 2. Run from the repository root with ``verl/gui_agent`` on ``PYTHONPATH`` (the run scripts set it).
@@ -163,10 +165,28 @@ def engine_line(cfg) -> str:
     return f"{name} ({here})"
 
 
+def trainer_line(cfg) -> str:
+    """verl's trainer (v1 mode or the legacy one), its Ray setup hook, and whether v1's TransferQueue is here."""
+    if not cfg.trainer.get("use_v1", False):
+        return "legacy (trainer.use_v1=False)"
+    hook = cfg.ray_kwargs.ray_init.runtime_env.get("worker_process_setup_hook")
+    if hook:
+        module, _, name = str(hook).rpartition(".")
+        if importlib.util.find_spec(module) is None:
+            raise DryRunError(f"ray_kwargs.ray_init.runtime_env.worker_process_setup_hook={hook}: no module {module}")
+        if not callable(getattr(importlib.import_module(module), name, None)):
+            raise DryRunError(f"ray_kwargs.ray_init.runtime_env.worker_process_setup_hook={hook}: no function {name}")
+    queue = "installed" if importlib.util.find_spec("transfer_queue") else \
+        "not installed here (verl's v1 trainer imports it: TransferQueue>=0.1.10, verl's verl-core extra)"
+    return f"v1 mode {cfg.trainer.v1.trainer_mode}" + (f", setup hook {hook}" if hook else "") + \
+        f"; transfer_queue {queue}"
+
+
 def dry_run(argv: list[str]) -> dict[str, Any]:
     """Every check above; the printed values."""
     cfg = compose(argv)
     engine = engine_line(cfg)  # the cheap checks first: a typo fails before the model and data load
+    trainer = trainer_line(cfg)
     if "gui_agent" in cfg:
         from gui_agent_loop import GUIAgentConfig
 
@@ -176,6 +196,7 @@ def dry_run(argv: list[str]) -> dict[str, Any]:
         "model": cfg.actor_rollout_ref.model.path,
         "processor": type(processor).__name__ if processor is not None else None,
         "rollout_engine": engine,
+        "trainer": trainer,
         "rollout_n": cfg.actor_rollout_ref.rollout.n,
         "train_batch_size": cfg.data.train_batch_size,
         "max_prompt_length": cfg.data.max_prompt_length,

@@ -33,6 +33,31 @@ from core.inference.requests import DEFAULT_POLICY, IMAGE_PLACEHOLDER, Inference
 from core.inference.runner import parse_answer
 from core.prompts import get_template
 from core.schema import HistoryItem, Step
+from core.world.render import ByteLRU
+
+#: Resized screenshots by (env frame key, size): 192 MB holds 40 model-size copies of 1080x2400 screens (728x1652,
+#: 4.8 MB each in Pillow), the states a GRPO group of one task revisits many times over.
+MODEL_IMAGES = ByteLRU(192 << 20)
+
+
+def resized_screen(obs: np.ndarray, size: tuple[int, int], frame_key: Any = None) -> Image.Image:
+    """The screenshot ``obs`` (HxWx3 uint8, screen pixels) as an RGB image of ``size`` (W, H), Pillow bicubic.
+    ``frame_key``: the env's name of this exact frame (``info["frame_key"]``, the simulated phone's; equal keys mean
+    identical pixels): the resize is then done once per process and kept in :data:`MODEL_IMAGES`; every call
+    returns a new image object on those pixels, copy-on-write (Pillow's ``readonly``: drawing on it or pasting into
+    it copies the pixels first, so the cache never changes)."""
+    cached = MODEL_IMAGES.get((frame_key, size)) if frame_key is not None else None
+    if cached is None:
+        img = Image.fromarray(np.ascontiguousarray(obs[..., :3]))
+        if img.size != size:
+            img = img.resize(size, Image.Resampling.BICUBIC)
+        if frame_key is None:
+            return img
+        cached = img
+        MODEL_IMAGES.put((frame_key, size), cached)
+    view = cached._new(cached.im)  # shares the pixels: no copy
+    view.readonly = 1
+    return view
 
 LEVELS = ("high", "low")
 
@@ -159,9 +184,9 @@ class EpisodeSession:
                           group="mobile")
 
     def _model_image(self) -> Image.Image:
-        img = Image.fromarray(np.ascontiguousarray(self.obs[..., :3]))
-        size = (self.geometry.resized_width, self.geometry.resized_height)
-        return img if img.size == size else img.resize(size, Image.Resampling.BICUBIC)
+        """The current screenshot at the model's size (``self.geometry``): :func:`resized_screen`."""
+        return resized_screen(self.obs, (self.geometry.resized_width, self.geometry.resized_height),
+                              self.info.get("frame_key"))
 
     def _window(self) -> list[StepRecord]:
         """The previous turns whose screenshots stay in context (at most ``max_screenshots - 1``)."""

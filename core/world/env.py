@@ -16,7 +16,9 @@ already has an RNG (a user's ``action_space.seed(7)``, or a ``sample()`` before)
 sampling repeatable. Unknown ``options`` keys raise ``ValueError`` naming them.
 Beyond the shared contract's keys, ``info`` has ``split``, ``route`` (the screen, e.g. ``thread/Alice Kim``),
 ``gold_record`` (the next gold step as a :class:`core.records.GoldRecord`, ORIGINAL = screen pixels) and
-``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`).
+``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`) and
+``frame_key`` (the renderer's frame-cache key of ``obs``, hashable: equal keys mean identical screenshots, so
+consumers can cache what they derive from a screen, e.g. its model-size copy).
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ class SimPhoneEnv(gym.Env):
         self.action_space.resize(screen.width, screen.height)  # the same space: a user's seed survives resets
         if seed is not None and not self.action_space.seeded:
             self.action_space.seed(seed)  # seeded once, by the first seeded reset, unless the user seeded it
-        return self.render(), self._info(None)
+        obs = self.render()
+        return obs, {**self._info(None), "frame_key": self._frame_key}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.phone is None or self.task is None:
@@ -178,13 +181,17 @@ class SimPhoneEnv(gym.Env):
         self.ended = terminated or truncated
         info = self._info(ignored, success)
         info["gold_match"] = matched
-        return self.render(), reward, terminated, truncated, info
+        obs = self.render()
+        info["frame_key"] = self._frame_key
+        return obs, reward, terminated, truncated, info
 
     def render(self) -> np.ndarray:
         """The current screenshot (read-only HxWx3 uint8, screen pixels)."""
         if self.phone is None:
             raise RuntimeError("call reset() before render()")
-        return self.renderer.frame(self.phone.widgets(), self.phone.status_h, self.phone.nav_h)
+        widgets, status_h, nav_h = self.phone.widgets(), self.phone.status_h, self.phone.nav_h
+        self._frame_key = self.renderer.signature(widgets, status_h, nav_h)
+        return self.renderer.frame(widgets, status_h, nav_h)
 
     # ------------------------------------------------------------------ helpers
     def gold(self) -> GoldStep | None:

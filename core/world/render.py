@@ -34,11 +34,14 @@ TEXT_SP = {"body": 16, "small": 13, "title": 22, "key": 18, "display": 40, "labe
 
 
 def _nbytes(value: Any) -> int:
-    return (value[0] if isinstance(value, tuple) else value).nbytes
+    first = value[0] if isinstance(value, tuple) else value
+    if isinstance(first, Image.Image):
+        return first.width * first.height * 4  # Pillow keeps RGB and L images at 4 bytes a pixel
+    return first.nbytes
 
 
 class ByteLRU:
-    """A thread-safe LRU cache of numpy arrays (or tuples led by one) bounded by the arrays' total bytes."""
+    """A thread-safe LRU cache of numpy arrays or PIL images (or tuples led by one) bounded by their total bytes."""
 
     def __init__(self, budget_bytes: int):
         self.budget = budget_bytes
@@ -107,7 +110,7 @@ class Renderer:
         """The screenshot: a read-only HxWx3 uint8 array that shares memory with no screenshot returned before
         (gymnasium requires new observation data on every call): a newly composed frame is returned and kept in
         the frame cache, a cached one is returned as a copy."""
-        signature = (self._key, status_h, nav_h, tuple(widgets))
+        signature = self.signature(widgets, status_h, nav_h)
         cached = FRAMES.get(signature)
         if cached is None:
             out = self.compose(widgets, status_h, nav_h)
@@ -116,6 +119,11 @@ class Renderer:
         out = cached.copy()
         out.flags.writeable = False
         return out
+
+    def signature(self, widgets: Sequence[Widget], status_h: int, nav_h: int) -> tuple:
+        """The frame cache's key of a screen: equal signatures, identical frames (screen, theme, font scale, bars,
+        widgets)."""
+        return (self._key, status_h, nav_h, tuple(widgets))
 
     def compose(self, widgets: Sequence[Widget], status_h: int, nav_h: int) -> np.ndarray:
         """A new screenshot from the cached background and sprites (no frame cache)."""

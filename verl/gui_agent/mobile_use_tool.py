@@ -32,6 +32,7 @@ from core.actions import Action, canonical_action_name, from_mobile_use
 from core.geometry import QWEN3VL_FACTOR, normalized_distance, smart_resize
 from core.numbers import NumberError, checked_number
 from core.rewards.gui_agent import TOOL_NAME
+from core.rollout.session import resized_screen
 from core.text_match import text_match
 
 #: The recipe's actions (verl GUI-agent README, "Mobile Use Tool").
@@ -49,11 +50,17 @@ DEFAULT_MAX_SCREENSHOT_PIXELS = 600 * QWEN3VL_FACTOR * QWEN3VL_FACTOR
 def cap_screenshot(image: Image.Image, max_pixels: int) -> Image.Image:
     """``image`` shrunk to at most ``max_pixels`` by Qwen3-VL's own rule (``smart_resize``, factor 32: the processor
     then leaves it as it is); unchanged when it is already within the cap or ``max_pixels`` is 0."""
-    w, h = image.size
+    size = capped_size(image.size, max_pixels)
+    return image if size == image.size else image.resize(size, Image.Resampling.BICUBIC)
+
+
+def capped_size(size: tuple[int, int], max_pixels: int) -> tuple[int, int]:
+    """The (W, H) a ``size`` screenshot is shown at under ``max_pixels`` (see :func:`cap_screenshot`)."""
+    w, h = size
     if not max_pixels or w * h <= max_pixels:
-        return image
+        return size
     new_h, new_w = smart_resize(h, w, factor=QWEN3VL_FACTOR, min_pixels=QWEN3VL_FACTOR ** 2, max_pixels=max_pixels)
-    return image.resize((new_w, new_h), Image.Resampling.BICUBIC)
+    return new_w, new_h
 
 
 @dataclass(frozen=True)
@@ -341,8 +348,9 @@ class MobileUseTool(_base_tool()):
 
     def screenshot(self, instance_id: str) -> Image.Image:
         """The current screen as an RGB PIL image, within ``max_screenshot_pixels``."""
-        image = Image.fromarray(np.ascontiguousarray(self.sessions[instance_id].obs[..., :3]))
-        return cap_screenshot(image, self.max_screenshot_pixels)
+        session = self.sessions[instance_id]
+        size = capped_size(session.episode.screen_size, self.max_screenshot_pixels)
+        return resized_screen(session.obs, size, session.info.get("frame_key"))  # resized once per simulated screen
 
     async def execute(self, instance_id: str, parameters: dict[str, Any], **kwargs: Any):
         """Apply one call (arguments on the grid). Returns (response, step reward, metrics): the response is the
@@ -371,5 +379,5 @@ class MobileUseTool(_base_tool()):
 
 
 __all__ = ["DEFAULT_MAX_SCREENSHOT_PIXELS", "GRIDS", "RECIPE_ACTIONS", "TOOL_NAME", "CoordinateGrid", "MobileUseTool",
-           "ReplayPhoneEnv", "actions_match", "cap_screenshot", "make_phone_env", "mobile_use_tool_schema",
+           "ReplayPhoneEnv", "actions_match", "cap_screenshot", "capped_size", "make_phone_env", "mobile_use_tool_schema",
            "regrid_arguments", "screen_size", "tool_call_text"]

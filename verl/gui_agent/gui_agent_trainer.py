@@ -1,0 +1,83 @@
+"""Per-step reward parts for verl's GUI-agent recipe: verl 0.9.1's v1 sync trainer, registered as trainer mode
+``gui_agent``, logging the mean of every ``gui_agent/<part>`` of the step's training episodes as
+``gui_agent/<part>/mean`` beside verl's own metrics, at every training step.
+
+verl 0.9.1's v1 trainer computes its per-step metrics from a fixed field list (``PPOTrainer._compute_metrics``); the
+reward parts travel in each sample's ``extra_fields["reward_extra_info"]`` (set by the ``gui_agent`` loop) and
+reached only the validation metrics. Its extension points used here: ``register_trainer`` / ``get_trainer_cls``
+(``trainer.v1.trainer_mode``) and Ray's ``worker_process_setup_hook`` (``ray_kwargs.ray_init.runtime_env``), which
+imports this module in the process that picks the trainer. The run scripts set both::
+
+    trainer.v1.trainer_mode=gui_agent
+    +ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register
+
+The trainer is verl's ``sync`` trainer in every other respect (its config is set back to mode ``sync`` before verl
+reads it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+#: ``trainer.v1.trainer_mode`` of this trainer.
+TRAINER_MODE = "gui_agent"
+#: The sync trainer whose behaviour it keeps.
+BASE_MODE = "sync"
+PREFIX = "gui_agent/"
+
+
+def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) -> dict[str, float]:
+    """``gui_agent/<part>/mean`` over episodes for every ``gui_agent/<part>`` of their ``reward_extra_info``
+    (episodes without one are skipped; a part missing from some episodes is averaged over those that have it)."""
+    values: dict[str, list[float]] = {}
+    for info in reward_extra_infos:
+        for key, value in (info or {}).items():
+            if key.startswith(PREFIX):
+                values.setdefault(key, []).append(float(value))
+    return {f"{key}/mean": float(np.mean(v)) for key, v in sorted(values.items())}
+
+
+def step_reward_part_metrics(batch) -> dict[str, float]:
+    """:func:`reward_part_metrics` of a step's batch in verl's TransferQueue (``KVBatchMeta``: keys, partition,
+    tags), padding rows left out, read the way verl's v1 trainer reads its own per-sample fields."""
+    import transfer_queue as tq
+
+    data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["extra_fields"])
+    extra = data.pop("extra_fields").tolist()
+    real = [e for e, tag in zip(extra, batch.tags, strict=True) if not tag.get("is_padding", False)]
+    return reward_part_metrics(e.get("reward_extra_info") if isinstance(e, dict) else None for e in real)
+
+
+def trainer_class() -> type:
+    """verl's v1 sync trainer + the reward parts in its per-step metrics (built on first use: verl's v1 trainer
+    module imports the TransferQueue package, verl's ``verl-core`` extra, which the CPU environment lacks)."""
+    from omegaconf import open_dict
+
+    from verl.trainer.ppo.v1 import PPOTrainerSync
+
+    class GUIAgentTrainer(PPOTrainerSync):
+        def __init__(self, config, *args: Any, **kwargs: Any):
+            with open_dict(config):
+                config.trainer.v1.trainer_mode = BASE_MODE  # verl branches on the mode's name: behave as sync
+            super().__init__(config, *args, **kwargs)
+
+        def _compute_metrics(self, batch, metrics, timing_raw, global_steps, epoch):
+            super()._compute_metrics(batch, metrics, timing_raw, global_steps=global_steps, epoch=epoch)
+            metrics.update(step_reward_part_metrics(batch))
+
+    return GUIAgentTrainer
+
+
+def register() -> None:
+    """Register the trainer as ``trainer.v1.trainer_mode=gui_agent`` (idempotent; Ray's setup hook calls it in
+    every worker process)."""
+    from verl.trainer.ppo.v1.trainer_base import TRAINER_REGISTRY, register_trainer
+
+    if TRAINER_MODE not in TRAINER_REGISTRY:
+        register_trainer(TRAINER_MODE)(trainer_class())
+
+
+__all__ = ["BASE_MODE", "TRAINER_MODE", "register", "reward_part_metrics", "step_reward_part_metrics", "trainer_class"]
