@@ -106,7 +106,7 @@ def test_eval_names_a_single_file_run_after_its_file(predictions, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "\n| pred | " in md.read_text() and "- pred / AndroidControl-High: n=" in md.read_text()
     r = gui_agent("eval", "--predictions", str(predictions["centre"] / "pred.jsonl"), "--benchmark", BENCH,
-                  "--markdown", str(md), "--json", str(tmp_path / "centre-baseline.json"))
+                  "--markdown", str(md), "--json", str(tmp_path / "centre-baseline.json"), "--overwrite")
     assert r.returncode == 0 and "\n| centre-baseline | " in md.read_text()  # the name eval-compare gives it
 
 

@@ -183,7 +183,8 @@ def test_eval_preset_reparses_each_format(preset, tmp_path):
     assert data["counts"]["hits"] == 1 and data["counts"]["n"] == 3, data["counts"]
     assert data["unparseable"]["count"] == 1 and data["data"]["preset"] == preset
     # without the preset, the stored (misleading) pred_* fields are what is scored
-    res = runner.invoke(app, ["eval", "--predictions", str(pred), "--benchmark", "screenspot", "--json", str(out)])
+    res = runner.invoke(app, ["eval", "--predictions", str(pred), "--benchmark", "screenspot", "--json", str(out),
+                              "--overwrite"])
     assert json.loads(out.read_text())["counts"]["hits"] == 2
 
 
@@ -406,6 +407,7 @@ def test_experiment_script_defaults_to_the_guir1_preset(bench_dir, tmp_path):
     import subprocess
 
     repo = Path(__file__).resolve().parents[1]
+    (tmp_path / "model").mkdir()  # the script's model pre-flight wants a folder; a dry run loads nothing from it
     env = {**os.environ, "MODEL_PATH": str(tmp_path / "model"), "DATA_DIR": str(bench_dir), "OUT_DIR": str(tmp_path),
            "BACKEND": "hf", "INFER_ARGS": "--dry-run --limit 1", "HF_HUB_OFFLINE": "1"}
     for var in ("PRESET", "PROMPT", "MAX_PIXELS", "MIN_PIXELS"):

@@ -153,8 +153,8 @@ def infer(
         options = {"served_model_name": served_model_name, "api_key": api_key, "timeout_s": timeout}
     run_options = {  # with model, backend, prompt and resize: the options a resumed file must share
         "images": str(images.resolve()) if images else None, "max_image_pixels": max_image_pixels,
-        "max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": top_p,
-        "repetition_penalty": repetition_penalty, "seed": seed}
+        "max_new_tokens": gen.max_new_tokens, "temperature": gen.temperature, "top_p": gen.top_p,
+        "repetition_penalty": gen.repetition_penalty, "seed": seed}  # the effective values (preset, then flags)
     start = time.monotonic()
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)
