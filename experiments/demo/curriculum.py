@@ -104,8 +104,15 @@ def plot_curves(curves: dict[str, list[tuple[int, float]]], random_acc: float | 
     ax.set_xlabel("training step (SFT, then GRPO from the SFT end)")
     ax.set_ylabel("validation accuracy (%)")
     ax.set_title("Curriculum: held-out-seed validation accuracy")
-    ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
+    return save_figure(fig, ax, path)
+
+
+def save_figure(fig, ax, path: Path) -> str:
+    """Grid, tight layout, a PNG without a software stamp (byte-stable); the path relative to the report folder."""
+    import matplotlib.pyplot as plt
+
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100, metadata={"Software": None})

@@ -158,12 +158,7 @@ def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) 
     ax.set_title(title)
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return str(path.relative_to(path.parents[1]))
+    return curriculum.save_figure(fig, ax, path)
 
 
 def _pct(x: float | None) -> str:
