@@ -41,7 +41,8 @@ def rollout(
     env: Annotated[str, typer.Option(
         help="Environment: sim-phone or miniwob (MiniWoB++ in Chromium; make setup-web).")] = "sim-phone",
     tasks: Annotated[str | None, typer.Option(
-        help="A split (sim-phone: train, test_seed, test_family, test; miniwob: the suite click-type) or "
+        help="A split (sim-phone: train, val_seed, test_seed, test_family, test, curriculum_train, curriculum_val, "
+             "curriculum_test; miniwob: the suite click-type) or "
              "comma-separated task ids (default: the held-out split / the suite).")] = None,
     policy: Annotated[PolicyName, typer.Option(
         help="model (--backend/--model), scripted (gold actions as model text), random, or centre (always tap "

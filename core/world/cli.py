@@ -12,14 +12,15 @@ import typer
 world_app = typer.Typer(help="The simulated phone: list tasks, render a task's screens, export, play.",
                         no_args_is_help=True)
 
-_SPLIT = typer.Option("train", "--split", help="train, test_seed, test_family or test (both held-out splits).")
+_SPLIT = typer.Option("train", "--split", help="train, val_seed, test_seed, test_family, test (both test splits), "
+                                                "or the curriculum's curriculum_train, curriculum_val, curriculum_test.")
 
 
-def _tasks(split: str):
+def _tasks(split: str, n: int | None = None):
     from core.world import list_tasks
 
     try:
-        return list_tasks(split)
+        return list_tasks(split, n)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="'--split'") from None
 
@@ -118,7 +119,7 @@ def export_cmd(split: str = _SPLIT,
     if env != "sim-phone":
         _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
         return
-    tasks = _tasks(split)[:n]
+    tasks = _tasks(split, n)
     total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")

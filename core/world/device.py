@@ -33,6 +33,9 @@ SCREENS: dict[str, Screen] = {
         Screen("moto_g_play", 720, 1600, 1.75),        # 269 dpi (HD+ phones)
         Screen("pixel_7_pro", 1440, 3120, 3.5),        # 512 dpi
         Screen("galaxy_tab_s8", 1600, 2560, 2.0, "tablet"),  # 274 dpi, portrait
+        # The curriculum's small square screen (no real device): at the demo's ~50k-pixel budget it becomes
+        # 224 x 224 = 8 x 8 tokens of 28 px, so every board tile spans at least one token.
+        Screen("square_448", 448, 448, 1.0, "square"),
     )
 }
 PHONE_SCREENS: tuple[str, ...] = tuple(n for n, s in SCREENS.items() if s.kind == "phone")

@@ -7,7 +7,8 @@ HxWx3 uint8 array in screen pixels, new on every call (it may be the frame cache
 :class:`core.actions.Action` (screen pixels) or a ``mobile_use`` arguments dict (``core.actions.from_mobile_use``);
 anything else raises ``ValueError``. An action the phone ignores changes nothing and ``info["ignored"]`` says why.
 ``reward`` is 1.0 on the step the goal check first succeeds; ``terminated`` = goal reached or the agent ended the
-episode (complete / impossible / terminate / answer); ``truncated`` = ``max_steps`` reached (default 20).
+episode (complete / impossible / terminate / answer); ``truncated`` = ``max_steps`` reached (default 20; a
+family's ``max_actions`` lowers it: the curriculum's tasks allow as many actions as their gold plan has).
 Beyond the shared contract's keys, ``info`` has ``split``, ``route`` (the screen, e.g. ``thread/Alice Kim``),
 ``gold_record`` (the next gold step as a :class:`core.records.GoldRecord`, ORIGINAL = screen pixels) and
 ``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`).
@@ -114,10 +115,13 @@ class SimPhoneEnv(gym.Env):
         content = make_content(task.seed)
         self.renderer = renderer(screen, make_theme(task.theme, content.style.accent), task.font_scale)
         self.phone = Phone(screen, content, self.renderer)
-        start = task.params.get("start", "home")
-        if start != "home":
-            self.phone.apply(Action(type="open_app", text=start))
         self.family = FAMILIES[task.family]
+        if self.family.setup is not None:
+            self.family.setup(self.phone, task.params)
+        elif task.params.get("start", "home") != "home":
+            self.phone.apply(Action(type="open_app", text=task.params["start"]))
+        if self.family.max_actions is not None:
+            self.max_steps = min(self.max_steps, self.family.max_actions)
         self.steps = 0
         self.rewarded = False
         self.observation_space = _screenshot_space(screen.height, screen.width)

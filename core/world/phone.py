@@ -33,6 +33,9 @@ CLOCK_TABS = ("Alarm", "Timer", "Stopwatch")
 CONTACT_TABS = ("Favorites", "All")
 TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 MAX_FIELD = 200
+#: The ``pan`` screen (a grid that scrolls in all four directions): cell size and scroll step (dp), and how many
+#: steps it scrolls each way from its start.
+PAN_CELL_DP, PAN_STEP_DP, PAN_STEPS = 112, 96, 2
 #: mobile_use ``system_button`` buttons -> the GUI-R1 action they are.
 BUTTON_ACTIONS = {"back": "press_back", "home": "press_home", "menu": "press_recent", "enter": "press_enter"}
 #: Android's system actions -> the phone command they run (the nav bar buttons run the same commands).
@@ -103,6 +106,10 @@ class Phone:
         self.calc = ""
         self.calc_done = False
         self.recents: list[str] = []
+        self.pinned = False  # Android's screen pinning: Home and Recent do nothing, Back never leaves stack[0]
+        self.board: tuple[Widget, ...] = ()  # the tiles of the ``board`` screen (placed by a curriculum task)
+        self.tapped: list[str] = []  # ids of the board tiles tapped, in order
+        self.pan = (0, 0)  # offset (x, y) px of the ``pan`` screen's grid; + = scrolled right / down
         self._widgets: list[Widget] | None = None
         self._scrollable: tuple[str, int, int] | None = None  # (list id, viewport height, max offset)
 
@@ -142,6 +149,14 @@ class Phone:
             return None
         list_id, _, max_off = self._scrollable
         return list_id, self.scroll.get(list_id, 0), max_off
+
+    def start(self, stack: list[Route], *, pinned: bool = False, board: tuple[Widget, ...] = (),
+              focus: str | None = None) -> None:
+        """Put the phone on screen ``stack[-1]`` (history ``stack``), optionally pinned, with ``board`` tiles and
+        the text field ``focus`` focused: a task's start state."""
+        self.stack, self.pinned, self.board, self.focus = list(stack), pinned, tuple(board), focus
+        self.tapped, self.pan, self.dialog = [], (0, 0), None
+        self._widgets = None
 
     # ------------------------------------------------------------------ actions
     def apply(self, action: Action) -> str | None:
@@ -212,6 +227,8 @@ class Phone:
         return None
 
     def _scroll(self, direction: str) -> str | None:
+        if self.route == ("pan",):
+            return self._pan(direction)
         self.widgets()
         if self._scrollable is None:
             return "nothing on this screen scrolls"
@@ -226,6 +243,16 @@ class Phone:
         self.scroll[list_id] = new
         return None
 
+    def _pan(self, direction: str) -> str | None:
+        """Scroll the ``pan`` grid one step (``PAN_STEPS`` steps at most each way from the start)."""
+        dx, dy = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}[direction]
+        step = self.screen.px(PAN_STEP_DP)
+        x, y = self.pan[0] + dx * step, self.pan[1] + dy * step
+        if max(abs(x), abs(y)) > PAN_STEPS * step:
+            return f"the grid is already at its {direction} end"
+        self.pan = (x, y)
+        return None
+
     def _back(self) -> str | None:
         if self.focus is not None:
             self.focus = None
@@ -234,16 +261,20 @@ class Phone:
         elif len(self.stack) > 1:
             self.stack.pop()
         else:
-            return "Back on the home screen does nothing"
+            return "the screen is pinned: Back does nothing here" if self.pinned else "Back on the home screen does nothing"
         return None
 
     def _recents(self) -> str | None:
+        if self.pinned:
+            return "the screen is pinned: Recent does nothing"
         if self.route == ("recents",):
             return "already showing the recent apps"
         self.stack, self.focus, self.dialog = [("home",), ("recents",)], None, None
         return None
 
     def _home(self) -> str | None:
+        if self.pinned:
+            return "the screen is pinned: Home does nothing"
         if self.stack == [("home",)] and self.focus is None and self.dialog is None:
             return "already on the home screen"
         self.stack, self.focus, self.dialog = [("home",)], None, None
@@ -267,7 +298,8 @@ class Phone:
         op, args = cmd[0], cmd[1:]
         if op == "open":
             key = args[0]
-            self.stack = [("home",), (key,) if key in ROUTE_APP else ("app", key)]
+            root = self.stack[0] if self.pinned else ("home",)
+            self.stack = [root, (key,) if key in ROUTE_APP else ("app", key)]
             self.focus, self.dialog = None, None
             self.recents = [key] + [r for r in self.recents if r != key]
             self.scroll = {}
@@ -285,6 +317,8 @@ class Phone:
             self.focus = None
             if args[0] == "note_edit":
                 self.fields["note_title"] = self.fields["note_body"] = ""
+        elif op == "tile":
+            self.tapped.append(args[0])
         elif op == "toggle":
             self.settings[args[0]] = not self.settings[args[0]]
         elif op == "alarm_toggle":
@@ -450,6 +484,35 @@ class Phone:
                        ((i % cols) * cell_w, top + (i // cols) * cell_h, (i % cols + 1) * cell_w,
                         top + (i // cols + 1) * cell_h), detail=key, on_tap=("open", key))
                 for i, key in enumerate(c.app_order)]
+
+    def _screen_board(self) -> list[Widget]:
+        """The curriculum board: its tiles, a tapped one marked ``selected``."""
+        return [replace(w, selected=w.id in self.tapped) for w in self.board]
+
+    def _screen_pan(self) -> list[Widget]:
+        """A numbered grid of cells, larger than the screen, scrolled by ``pan`` in all four directions."""
+        w, top, bottom = self.screen.width, self.status_h, self.screen.height - self.nav_h
+        size = self.screen.px(PAN_CELL_DP)
+        reach = PAN_STEPS * self.screen.px(PAN_STEP_DP)
+        cols = -(-(w + 2 * reach) // size) + 1
+        rows = -(-(bottom - top + 2 * reach) // size) + 1
+        out = []
+        for r in range(rows):
+            for c in range(cols):
+                x1, y1 = c * size - reach - self.pan[0], top + r * size - reach - self.pan[1]
+                x2, y2 = x1 + size, y1 + size
+                vis = (max(x1, 0), max(y1, top), min(x2, w), min(y2, bottom))
+                if vis[0] >= vis[2] or vis[1] >= vis[3]:
+                    continue
+                out.append(Widget(f"cell_{r}_{c}", "cell", str(r * cols + c + 1), (x1, y1, x2, y2),
+                                  clip=None if vis == (x1, y1, x2, y2) else vis, detail=str((r + c) % 2)))
+        return out
+
+    def _screen_textbox(self) -> list[Widget]:
+        """One large text field (the curriculum's typing screen)."""
+        px, w = self.screen.px, self.screen.width
+        y = self.status_h + px(24)
+        return [self._field("text_box", "Type here", (self.pad, y, w - self.pad, y + px(64)))]
 
     def _screen_recents(self) -> list[Widget]:
         out = self._appbar("Recent apps", back=False)

@@ -23,6 +23,12 @@ from core.world.widgets import Widget
 
 #: Roles drawn with the theme's accent colour (their sprites are cached per accent; the others are shared).
 ACCENT_ROLES = frozenset({"button", "card", "fab", "iconbutton", "toggle", "tab", "textfield", "bubble"})
+#: The curriculum board's tile colours (name -> RGB, the same in both themes) and shapes.
+TILE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (220, 40, 40), "green": (30, 160, 60), "blue": (40, 90, 230), "yellow": (245, 200, 20),
+    "purple": (150, 60, 200), "orange": (245, 125, 20),
+}
+TILE_SHAPES: tuple[str, ...] = ("circle", "square", "triangle", "diamond")
 #: Text sizes in sp (scaled by density and the font scale).
 TEXT_SP = {"body": 16, "small": 13, "title": 22, "key": 18, "display": 40, "label": 12}
 
@@ -265,6 +271,19 @@ class Renderer:
             dr.rounded_rectangle((0, 0, width - 1, height - 1), radius=24 * d, fill=t.surface, outline=t.outline,
                                  width=max(1, int(2 * d)))
             dr.text((pad * 1.5, pad * 1.5), w.text, font=font(self.text_px("title")), fill=t.text, anchor="lt")
+        elif role == "tile":
+            _draw_tile(dr, width, height, w.detail, w.selected, t)
+        elif role == "apptile":
+            dr.rounded_rectangle((0, 0, width - 1, height - 1), radius=min(width, height) * 0.12,
+                                 fill=_icon_color(w.detail or w.text))
+            size = int(height * 0.3)  # as large as fits the tile's width
+            while size > 10 and font(size).getlength(w.text) > width * 0.9:
+                size -= 2
+            dr.text((width / 2, cy), _fit(w.text, font(size), width - 4), font=font(size), fill=(255, 255, 255),
+                    anchor="mm")
+        elif role == "cell":
+            dr.rectangle((1, 1, width - 2, height - 2), fill=t.surface if w.detail == "0" else t.bubble_them)
+            dr.text((width / 2, cy), w.text, font=font(int(height * 0.3)), fill=t.text_secondary, anchor="mm")
         elif role == "map":
             _draw_map(dr, width, height, w.detail, t)
         elif role == "keyboard":
@@ -294,6 +313,24 @@ def _icon_color(name: str) -> tuple[int, int, int]:
     return palette[zlib.crc32(name.encode()) % len(palette)]
 
 
+def _draw_tile(dr: ImageDraw.ImageDraw, width: int, height: int, detail: str, tapped: bool, t: Theme) -> None:
+    """A board tile: a card with a ``detail`` = "<colour> <shape>" shape on it, ringed once tapped."""
+    colour, shape = detail.split()
+    dr.rounded_rectangle((0, 0, width - 1, height - 1), radius=min(width, height) * 0.1, fill=t.surface,
+                         outline=t.text if tapped else t.outline, width=max(2, min(width, height) // 12) if tapped else 1)
+    r = min(width, height) * 0.36
+    cx, cy = width / 2, height / 2
+    rgb = TILE_COLOURS[colour]
+    if shape == "circle":
+        dr.ellipse((cx - r, cy - r, cx + r, cy + r), fill=rgb)
+    elif shape == "square":
+        dr.rectangle((cx - r * 0.85, cy - r * 0.85, cx + r * 0.85, cy + r * 0.85), fill=rgb)
+    elif shape == "triangle":
+        dr.polygon([(cx, cy - r), (cx + r, cy + r * 0.8), (cx - r, cy + r * 0.8)], fill=rgb)
+    else:  # diamond
+        dr.polygon([(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)], fill=rgb)
+
+
 def _draw_map(dr: ImageDraw.ImageDraw, width: int, height: int, seed_text: str, t: Theme) -> None:
     """A street-map texture: parks and a road grid placed by ``seed_text``."""
     import random
@@ -318,4 +355,4 @@ def renderer(screen: Screen, theme: Theme, font_scale: float) -> Renderer:
     return Renderer(screen, theme, font_scale)
 
 
-__all__ = ["FRAMES", "SPRITES", "ByteLRU", "Renderer", "font", "renderer"]
+__all__ = ["FRAMES", "SPRITES", "TILE_COLOURS", "TILE_SHAPES", "ByteLRU", "Renderer", "font", "renderer"]

@@ -6,21 +6,22 @@ gold step from ANY current state (so the gold sequence is the plan followed from
 strays can be shown the way back). Gold steps are GUI-R1's two levels: the task ``instruction`` is the ``high``
 goal, each :class:`GoldStep`'s ``instruction`` the ``low`` one.
 
-Splits: ``train`` = training families x training seeds; ``test_seed`` = the same families on held-out layout
-seeds; ``test_family`` = held-out families (the Calculator app and deleting a note) on their own seeds; ``test`` =
-both held-out splits.
+Splits: ``train`` = training families x training seeds; ``val_seed`` = the same families on held-out layout seeds
+for tuning; ``test_seed`` = the same families on other held-out seeds, for reporting; ``test_family`` = held-out
+families (the Calculator app and deleting a note) on their own seeds; ``test`` = both test splits. The curriculum
+(:mod:`core.world.curriculum`) has its own splits ``curriculum_train`` / ``curriculum_val`` / ``curriculum_test``
+(all its families on disjoint seed ranges), listed seed by seed so the first N tasks cover every family.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.actions import Action
+from core.world.curriculum import CURRICULUM, CURRICULUM_FAMILIES
 from core.world.content import (
     MESSAGES,
     NEW_NOTE_TITLES,
@@ -34,7 +35,7 @@ from core.world.content import (
 )
 from core.world.device import FONT_SCALES, PHONE_SCREENS, THEMES
 from core.world.phone import Phone, evaluate
-from core.world.widgets import Widget
+from core.world.plans import Family, GoldStep, fill, reach_row, tap, tap_id, to_screen
 
 
 class TaskSpec(BaseModel):
@@ -53,80 +54,6 @@ class TaskSpec(BaseModel):
     font_scale: float
     instruction: str
     params: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class GoldStep:
-    """The next gold action (screen pixels), its low-level instruction and the widget it acts on (or None)."""
-
-    action: Action
-    instruction: str
-    target: Widget | None = None
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    app: str
-    make: Callable[[random.Random, Content], tuple[dict[str, Any], str]]  # -> (params, instruction)
-    goal: Callable[[Phone, dict[str, Any]], bool]
-    plan: Callable[[Phone, dict[str, Any]], GoldStep | None]
-
-
-# ---------------------------------------------------------------------------------------------- plan helpers
-def tap(w: Widget, instruction: str) -> GoldStep:
-    return GoldStep(Action(type="click", point=w.center), instruction, w)
-
-
-def tap_id(phone: Phone, widget_id: str, instruction: str) -> GoldStep:
-    """Tap the on-screen widget ``widget_id`` (a plan only names widgets its state guarantees are shown)."""
-    w = phone.find(widget_id)
-    if w is None:
-        raise LookupError(f"gold plan names {widget_id!r}, which is not on screen {phone.route}")
-    return tap(w, instruction)
-
-
-def press(kind: str, instruction: str) -> GoldStep:
-    return GoldStep(Action(type=kind), instruction)
-
-
-def to_screen(phone: Phone, route: tuple[str, ...]) -> GoldStep | None:
-    """Step towards an app's first screen ``route`` (None once there with no dialog open)."""
-    app = route[0]
-    if phone.route == route and phone.dialog is None:
-        return None
-    if phone.dialog is not None:
-        return press("press_back", "Close the dialog")
-    if phone.app == app:
-        return press("press_back", "Go back")
-    if phone.route == ("home",):
-        return tap_id(phone, f"icon_{app}", f"Open the {phone.content.app_labels[app]} app")
-    return press("press_home", "Go to the home screen")
-
-
-def reach_row(phone: Phone, widget_id: str, index: int, label: str) -> GoldStep | Widget:
-    """The row ``widget_id`` (row ``index`` of the current list) when fully visible, else a scroll step."""
-    w = phone.find(widget_id)
-    if w is not None and w.clip is None:
-        return w
-    state = phone.scroll_state()
-    if state is None:
-        raise LookupError(f"gold plan needs {widget_id!r}, which is not on screen {phone.route} and nothing scrolls")
-    down = index * phone.row_h >= state[1]
-    return GoldStep(Action(type="scroll", direction="down" if down else "up"),
-                    f"Scroll {'down' if down else 'up'} to find {label}")
-
-
-def fill(phone: Phone, field_id: str, text: str, label: str) -> GoldStep | None:
-    """Steps that make text field ``field_id`` hold exactly ``text`` (None when it does)."""
-    current = phone.fields.get(field_id, "")
-    if current == text:
-        return None
-    if phone.focus != field_id:
-        return tap_id(phone, field_id, f"Tap the {label} field")
-    if text.startswith(current):
-        return GoldStep(Action(type="type", text=text[len(current):]), f"Type '{text[len(current):]}'")
-    return tap_id(phone, "kb_DEL", "Delete the last character")
 
 
 # ---------------------------------------------------------------------------------------------- families
@@ -361,22 +288,32 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("calculator", "calculator", _calc_make, _calc_goal, _calc_plan),
     Family("delete_note", "notes", _delete_note_make, lambda ph, p: all(t != p["title"] for t, _ in ph.notes),
            _delete_note_plan),
+    *CURRICULUM,
 )}
 
 #: Families never trained on (``test_family``): a whole app (Calculator) and a new family of a seen app.
 HELD_OUT_FAMILIES: tuple[str, ...] = ("calculator", "delete_note")
-TRAIN_FAMILIES: tuple[str, ...] = tuple(f for f in FAMILIES if f not in HELD_OUT_FAMILIES)
-#: split -> (families, first seed, tasks per family). Seed ranges never overlap, so a seed names one split.
+APP_FAMILIES: tuple[str, ...] = tuple(f for f in FAMILIES if f not in CURRICULUM_FAMILIES)
+TRAIN_FAMILIES: tuple[str, ...] = tuple(f for f in APP_FAMILIES if f not in HELD_OUT_FAMILIES)
+#: split -> (families, first seed, tasks per family), listed family by family. Seed ranges never overlap, so a
+#: seed names one split.
 SPLITS: dict[str, tuple[tuple[str, ...], int, int]] = {
     "train": (TRAIN_FAMILIES, 0, 60),
     "test_seed": (TRAIN_FAMILIES, 100_000, 15),
+    "val_seed": (TRAIN_FAMILIES, 150_000, 15),
     "test_family": (HELD_OUT_FAMILIES, 200_000, 30),
 }
-SPLIT_NAMES: tuple[str, ...] = (*SPLITS, "test")
+#: The curriculum's splits: (families, first seed, seeds), listed seed by seed (every family on a seed).
+CURRICULUM_SPLITS: dict[str, tuple[tuple[str, ...], int, int]] = {
+    "curriculum_train": (CURRICULUM_FAMILIES, 1_000_000, 5_000),
+    "curriculum_val": (CURRICULUM_FAMILIES, 2_000_000, 200),
+    "curriculum_test": (CURRICULUM_FAMILIES, 3_000_000, 200),
+}
+SPLIT_NAMES: tuple[str, ...] = (*SPLITS, "test", *CURRICULUM_SPLITS)
 
 
 def split_of(family: str, seed: int) -> str:
-    for name, (families, first, count) in SPLITS.items():
+    for name, (families, first, count) in {**SPLITS, **CURRICULUM_SPLITS}.items():
         if family in families and first <= seed < first + count:
             return name
     return "extra"  # a valid task outside the registry (any seed works)
@@ -390,10 +327,15 @@ def make_task(family: str, seed: int) -> TaskSpec:
     content = make_content(seed)
     rng = random.Random(f"task:{family}:{seed}")
     params, instruction = fam.make(rng, content)
-    screen = "galaxy_tab_s8" if rng.random() < 0.12 else rng.choice(PHONE_SCREENS)
-    params["start"] = rng.choice(WORKING_APPS) if rng.random() < 0.3 else "home"
+    if fam.screen is not None:  # a fixed screen at the default font size; the family's setup sets the start
+        screen, font_scale = fam.screen, 1.0
+    else:
+        screen = "galaxy_tab_s8" if rng.random() < 0.12 else rng.choice(PHONE_SCREENS)
+        params["start"] = rng.choice(WORKING_APPS) if rng.random() < 0.3 else "home"
+        font_scale = None
+    theme = rng.choice(THEMES)
     return TaskSpec(id=f"{family}-{seed}", family=family, app=fam.app, seed=seed, split=split_of(family, seed),
-                    screen=screen, theme=rng.choice(THEMES), font_scale=rng.choice(FONT_SCALES),
+                    screen=screen, theme=theme, font_scale=font_scale or rng.choice(FONT_SCALES),
                     instruction=instruction, params=params)
 
 
@@ -405,15 +347,20 @@ def get_task(task_id: str) -> TaskSpec:
     return make_task(family, int(seed))
 
 
-def list_tasks(split: str = "train") -> list[TaskSpec]:
-    """Every task of ``split`` (train, test_seed, test_family, or test = both held-out splits)."""
+def list_tasks(split: str = "train", n: int | None = None) -> list[TaskSpec]:
+    """The tasks of ``split`` (see the module docstring), or its first ``n``."""
     if split == "test":
-        return list_tasks("test_seed") + list_tasks("test_family")
-    if split not in SPLITS:
+        return (list_tasks("test_seed") + list_tasks("test_family"))[:n]
+    if split in CURRICULUM_SPLITS:
+        families, first, count = CURRICULUM_SPLITS[split]
+        ids = ((f, s) for s in range(first, first + count) for f in families)
+    elif split in SPLITS:
+        families, first, count = SPLITS[split]
+        ids = ((f, s) for f in families for s in range(first, first + count))
+    else:
         raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLIT_NAMES)}")
-    families, first, count = SPLITS[split]
-    return [make_task(f, s) for f in families for s in range(first, first + count)]
+    return [make_task(f, s) for f, s in islice(ids, n)]
 
 
-__all__ = ["FAMILIES", "HELD_OUT_FAMILIES", "SPLITS", "SPLIT_NAMES", "TRAIN_FAMILIES", "Family", "GoldStep",
+__all__ = ["APP_FAMILIES", "CURRICULUM_SPLITS", "FAMILIES", "HELD_OUT_FAMILIES", "SPLITS", "SPLIT_NAMES", "TRAIN_FAMILIES", "Family", "GoldStep",
            "TaskSpec", "get_task", "list_tasks", "make_task", "split_of"]

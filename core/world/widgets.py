@@ -8,10 +8,12 @@ from typing import Any
 Box = tuple[int, int, int, int]
 
 #: Widget roles (what is drawn and how a tap acts). ``toggle`` rows flip a setting, ``textfield`` takes focus,
-#: ``key`` is an on-screen keyboard key, ``navbutton`` one of Android's Back / Home / Recent buttons.
+#: ``key`` is an on-screen keyboard key, ``navbutton`` one of Android's Back / Home / Recent buttons; the
+#: curriculum's ``tile`` (a coloured shape, ``detail`` = "<colour> <shape>"), ``apptile`` (a large labelled app
+#: tile, ``detail`` = the app key) and ``cell`` (a numbered cell of the scrolling grid).
 ROLES: tuple[str, ...] = (
     "statusbar", "navbutton", "title", "icon", "iconbutton", "button", "fab", "listitem", "toggle", "tab",
-    "textfield", "keyboard", "key", "text", "bubble", "display", "dialog", "map", "card",
+    "textfield", "keyboard", "key", "text", "bubble", "display", "dialog", "map", "card", "tile", "apptile", "cell",
 )
 
 
@@ -50,14 +52,14 @@ class Widget:
         """How a person would name this widget in a grounding query ("Send button", "Wi-Fi switch")."""
         suffix = {"icon": " app icon", "iconbutton": " button", "fab": " button", "button": " button",
                   "navbutton": " button", "toggle": " switch", "tab": " tab", "textfield": " text field",
-                  "key": " key"}.get(self.role, "")
+                  "key": " key", "tile": " tile", "apptile": " app"}.get(self.role, "")
         name = self.detail if self.role == "textfield" else self.text  # a text field is named by its hint
         return f"'{name}' key" if self.role == "key" else f"{name}{suffix}"
 
     @property
     def ui_type(self) -> str:
         """ScreenSpot's element type: ``icon`` for pictograms, ``text`` for labelled widgets."""
-        return "icon" if self.role in ("iconbutton", "fab", "navbutton", "icon") else "text"
+        return "icon" if self.role in ("iconbutton", "fab", "navbutton", "icon", "tile") else "text"
 
     def to_info(self) -> dict[str, Any]:
         """The widget as the env's ``info["widgets"]`` entry (``box`` = visible box, screen pixels)."""
