@@ -97,6 +97,7 @@ def plot_curves(curves: dict[str, list[tuple[int, float]]], random_acc: float | 
     for name, pts in curves.items():
         if name == "sft" or not pts:
             continue
+        pts = ([(0, sft[-1][1])] if sft else []) + list(pts)  # every GRPO run starts at the SFT end
         ax.plot([offset + s for s, _ in pts], [100 * a for _, a in pts], marker=".", label=f"GRPO {name}",
                 linestyle="--" if name == "shuffled" else "-")
     if random_acc is not None:

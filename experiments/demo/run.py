@@ -271,6 +271,10 @@ def main(argv: list[str] | None = None) -> int:
                      "bf16": "false", "deepspeed": "null", "dataloader_num_workers": 0, "preprocessing_num_workers": 1}
         run([LF / "llamafactory-cli", "train", ROOT / s["yaml"], *[f"{k}={v}" for k, v in overrides.items()]],
             logs / "sft.log", cwd=ROOT / "LLaMA-Factory", env=env, show=True)
+        if not sys.stderr.isatty():  # in-process loading: no progress bars off a terminal
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
         handoff(raw, models["after_sft"], processor_from=base)
         curve(raw, "sft", base)
 
@@ -293,13 +297,14 @@ def main(argv: list[str] | None = None) -> int:
             logs / f"grpo_{run_name}.log", env=env, show=True)
         curve(dst, f"grpo_{run_name}", models["after_sft"])
 
+    # Each GRPO run's settings: the shared flags and its own (a change to one run rebuilds only that run).
+    grpo_keys = {r: {**sft_key, "grpo": {k: v for k, v in cfg["grpo"].items() if k != "runs"},
+                     "run": cfg["grpo"]["runs"][r]} for r in grpo_runs}
     for r in grpo_runs:
-        grpo_key = {**sft_key, "grpo": {k: v for k, v in cfg["grpo"].items() if k != "runs"},
-                    "run": cfg["grpo"]["runs"][r]}
-        stages(f"grpo_{r}", grpo_key, [models[f"after_grpo_{r}"] / "config.json", out / "curves" / f"grpo_{r}.json"],
-               lambda r=r: grpo(r))
-    r1gui_key = {**sft_key, "grpo": cfg["grpo"]}
-    stages("after_grpo", {**r1gui_key, **measure}, eval_outputs("after_grpo"), lambda: evaluate_model("after_grpo"))
+        stages(f"grpo_{r}", grpo_keys[r], [models[f"after_grpo_{r}"] / "config.json",
+                                           out / "curves" / f"grpo_{r}.json"], lambda r=r: grpo(r))
+    stages("after_grpo", {**grpo_keys["r1gui"], **measure}, eval_outputs("after_grpo"),
+           lambda: evaluate_model("after_grpo"))
 
     def baselines() -> None:
         for policy in report_mod.BASELINES:
@@ -316,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
                  episodes=cur["episodes"], max_steps=cur["max_steps"], full_eval=False)
 
     for stage in curriculum.STAGES:
-        key = {**(data_key if stage == "random" else r1gui_key), **cur_measure, "stage": stage}
+        trained = {"random": data_key, "after_sft": sft_key}.get(stage) or grpo_keys[stage.removeprefix("after_grpo_")]
+        key = {**trained, **cur_measure, "stage": stage}
         outputs = [out / "curriculum" / stage / "scored.jsonl", out / "curriculum" / stage / "rollout" / "summary.json"]
         stages(f"curriculum/{stage}", key, outputs, lambda stage=stage: evaluate_curriculum(stage))
 
