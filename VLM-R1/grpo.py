@@ -12,7 +12,9 @@ CPU) is bf16 autocast; the master weights and AdamW stay fp32. Images are resize
 recipe's ``min_pixels``/``max_pixels`` (the bounds the export used, so exported images are left untouched).
 ``--lora_r N`` trains a LoRA adapter instead of the full model. Rewards are the functions of ``VLM-R1/rewards.py``
 (names from ``REWARD_FUNCS``), scored by :mod:`core.rewards` against the dataset's ``ground_truth`` column; their
-knobs come from ``$GUI_REWARD_OPTIONS``.
+knobs come from ``$GUI_REWARD_OPTIONS``. A reward may also be any trl reward function loaded by path,
+``path/to/file.py:function`` (as EasyR1 loads ``compute_score``). ``--reward_shuffle true`` makes the run a
+shuffled-reward control: every batch's real reward values are permuted among its completions (seeded by ``--seed``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,11 @@ class ScriptArguments:
                                            "joined with ':' are concatenated (VLM-R1's data_paths)."})
     eval_dataset: str | None = field(default=None, metadata={"help": "Optional <name>-test.hf for evaluation."})
     reward_funcs: list[str] = field(default_factory=lambda: ["r1gui_format", "r1gui_accuracy"],
-                                    metadata={"help": "Names from VLM-R1/rewards.py REWARD_FUNCS."})
+                                    metadata={"help": "Names from VLM-R1/rewards.py REWARD_FUNCS, or "
+                                                      "path/to/file.py:function for any trl reward function."})
+    reward_shuffle: bool = field(default=False, metadata={
+        "help": "Control run: permute the real reward values within each batch (same values, wrong completions; "
+                "seeded by --seed)."})
     max_samples: int | None = field(default=None, metadata={"help": "Use only the first N training rows."})
     min_pixels: int | None = field(default=None, metadata={
         "help": "Processor smart_resize lower bound (pixels); the export's --min-pixels. None: the model's own."})
@@ -46,15 +52,44 @@ class ScriptArguments:
     lora_dropout: float = field(default=0.05, metadata={"help": "LoRA dropout (with --lora_r)."})
 
 
-def load_reward_funcs(names: list[str]) -> list:
-    """The named trl reward functions of ``VLM-R1/rewards.py`` (loaded by path: VLM-R1/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("vlmr1_rewards", REWARDS_FILE)
+def _load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    unknown = [n for n in names if n not in module.REWARD_FUNCS]
+    return module
+
+
+def _reward_by_path(ref: str):
+    """The function ``name`` of the Python file ``path`` in ``ref`` = ``path:name``."""
+    path, _, name = ref.rpartition(":")
+    if not Path(path).is_file():
+        raise SystemExit(f"--reward_funcs {ref}: no file {path}")
+    func = getattr(_load_module(Path(path), f"reward_file_{Path(path).stem}"), name, None)
+    if not callable(func):
+        raise SystemExit(f"--reward_funcs {ref}: {path} has no function {name!r}")
+    return func
+
+
+def load_reward_funcs(names: list[str]) -> list:
+    """The named trl reward functions of ``VLM-R1/rewards.py`` (loaded by path: VLM-R1/ is not a package), or
+    ``path/to/file.py:function`` for a function of any file."""
+    module = _load_module(REWARDS_FILE, "vlmr1_rewards")
+    unknown = [n for n in names if n not in module.REWARD_FUNCS and ".py:" not in n]
     if unknown or not names:
-        raise SystemExit(f"--reward_funcs: unknown {unknown or 'empty list'}; known: {sorted(module.REWARD_FUNCS)}")
-    return [module.REWARD_FUNCS[n] for n in names]
+        raise SystemExit(f"--reward_funcs: unknown {unknown or 'empty list'}; known: {sorted(module.REWARD_FUNCS)} "
+                         "or path/to/file.py:function")
+    return [module.REWARD_FUNCS[n] if n in module.REWARD_FUNCS else _reward_by_path(n) for n in names]
+
+
+def reward_functions(script: ScriptArguments, seed: int) -> list:
+    """``--reward_funcs``, wrapped by :func:`core.rewards.adapters.shuffled_within_batch` (seeded by ``seed``) for a
+    ``--reward_shuffle`` control run."""
+    funcs = load_reward_funcs(script.reward_funcs)
+    if not script.reward_shuffle:
+        return funcs
+    from core.rewards.adapters import shuffled_within_batch
+
+    return shuffled_within_batch(funcs, seed)
 
 
 def load_split(path: str, flag: str):
@@ -121,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     from trl import GRPOTrainer
 
     script, config = parse(argv)
-    reward_funcs = load_reward_funcs(script.reward_funcs)
+    reward_funcs = reward_functions(script, config.seed)
     train = load_splits(script.dataset, "--dataset", script.max_samples)
     evaluation = load_split(script.eval_dataset, "--eval_dataset") if script.eval_dataset else None
     trainer = GRPOTrainer(model=script.model_name_or_path, reward_funcs=reward_funcs, args=config,

@@ -700,6 +700,17 @@ def tiny_model_path(family: str = "qwen2.5-vl") -> Path:
     return path
 
 
+def max_weight_change(start: str | Path, end: str | Path) -> float:
+    """The largest absolute change of any weight between two saved models (folders holding ``model.safetensors``,
+    the same tensor names); a training run whose gradients were all zero leaves it at (nearly) 0."""
+    from safetensors.numpy import load_file
+
+    before, after = (load_file(str(Path(p) / "model.safetensors")) for p in (start, end))
+    if set(before) != set(after):
+        raise ValueError(f"{start} and {end} hold different tensors: {sorted(set(before) ^ set(after))[:5]}")
+    return max(float(abs(after[k].astype("float64") - before[k].astype("float64")).max()) for k in before)
+
+
 def tiny_model_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder to write the tiny model into.")],
     seed: Annotated[int, typer.Option(help="Seed of the random weights.")] = 0,

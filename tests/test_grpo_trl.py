@@ -85,11 +85,48 @@ def test_reward_plumbing_scores_each_rows_own_ground_truth(grpo, export):
     assert prose == {"r1gui_format": [0.0] * len(ds), "r1gui_accuracy": [0.0] * len(ds)}
 
 
+TOKEN_REWARD = f"{REPO / 'tests' / 'grpo_token_rewards.py'}:even_token_share"
+
+
+def test_reward_shuffle_permutes_each_batchs_real_values_among_its_completions(grpo, export, tmp_path):
+    """``--reward_shuffle true``: the same values per batch (multiset kept), assigned to other completions; every
+    reward function of a batch gets the same permutation; each batch a new one; the same seed, the same run."""
+    ds = grpo.load_split(str(export), "--dataset")
+    argv = ["--model_name_or_path", "m", "--dataset", str(export), "--output_dir", str(tmp_path), "--seed", "3",
+            "--reward_funcs", *REWARDS, TOKEN_REWARD]
+    script, config = grpo.parse([*argv, "--reward_shuffle", "true"])
+    assert script.reward_shuffle and config.seed == 3
+    completions = [[{"role": "assistant", "content": s}] for s in ds["solution"][:4] + ["I click."] * 4]
+    ids = [[0] * i + [1] * (len(ds) - i) for i in range(len(ds))]  # even-token shares 0, 1/8, ..., 7/8: all distinct
+    columns = {c: ds[c] for c in ds.column_names if c not in ("prompt", "image")}
+
+    def batch(funcs) -> list[list[float]]:
+        return [f(prompts=ds["prompt"], completions=completions, completion_ids=ids, **columns) for f in funcs]
+
+    real = batch(grpo.load_reward_funcs(script.reward_funcs))
+    shuffled_funcs = grpo.reward_functions(script, config.seed)
+    assert [f.__name__ for f in shuffled_funcs] == [*REWARDS, "even_token_share"]  # trl logs the same names
+    first, second = batch(shuffled_funcs), batch(shuffled_funcs)
+    for got in (first, second):
+        assert [sorted(v) for v in got] == [sorted(v) for v in real]  # the same values
+        assert got[2] != real[2]  # ... on other completions
+        order = [real[2].index(v) for v in got[2]]  # the permutation, read off the distinct token shares
+        assert [[values[i] for i in order] for values in real] == got  # one permutation for every function
+    assert first[2] != second[2]  # a new permutation per batch
+    assert batch(grpo.reward_functions(script, config.seed)) == first  # seeded: repeatable
+    unshuffled, _ = grpo.parse(argv)
+    assert batch(grpo.reward_functions(unshuffled, 3)) == real
+
+
 def test_bad_inputs_are_named(grpo, export, tmp_path):
     import datasets
 
     with pytest.raises(SystemExit, match="nope.*known"):
         grpo.load_reward_funcs(["r1gui_format", "nope"])
+    with pytest.raises(SystemExit, match="no file"):
+        grpo.load_reward_funcs([str(tmp_path / "missing.py:f")])
+    with pytest.raises(SystemExit, match="has no function 'nope'"):
+        grpo.load_reward_funcs([TOKEN_REWARD.replace("even_token_share", "nope")])
     with pytest.raises(SystemExit, match="not a saved dataset"):
         grpo.load_split(str(tmp_path / "missing.hf"), "--dataset")
     datasets.Dataset.from_dict({"prompt": [[{"role": "user", "content": "x"}]]}).save_to_disk(str(tmp_path / "p.hf"))
@@ -170,12 +207,15 @@ def test_make_grpo_trl_trains_two_steps_on_cpu_and_logs_tensorboard_scalars(expo
     files holding the reward parts, KL, loss and completion length under the run name."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from core.testing import tiny_qwen25vl_path
+    from core.testing import max_weight_change, tiny_qwen25vl_path
 
     out, logs = tmp_path / "grpo", tmp_path / "runs"
+    # The random model scores 0 on both r1gui parts, so every advantage would be 0 and nothing could move: the token
+    # reward (different for every completion) gives the update a gradient, and the weights must change.
     smoke = (f"--max_steps 2 --num_generations 2 --per_device_train_batch_size 2 --gradient_accumulation_steps 1 "
              f"--steps_per_generation 1 --max_completion_length 16 --min_pixels 3136 --max_pixels {TINY_MAX_PIXELS} "
-             "--save_steps 2 --num_train_epochs 1")
+             f"--save_steps 2 --num_train_epochs 1 --reward_funcs {' '.join(REWARDS)} {TOKEN_REWARD} "
+             "--reward_weights 0.2 0.8 1.0")
     cmd = ["make", "-o", ".venvs/rl/.ready", "grpo-trl", f"MODEL={tiny_qwen25vl_path()}",
            f"TRL_RECIPE={RECIPES / 'config_guir1_trl.yaml'}", f"TRL_DATA={export}", f"TRL_OUTPUT={out}",
            "LOGGER=tensorboard", f"LOG_ROOT={logs}", f"ARGS={smoke}"]
@@ -194,6 +234,8 @@ def test_make_grpo_trl_trains_two_steps_on_cpu_and_logs_tensorboard_scalars(expo
         for name in REWARDS:
             assert 0.0 <= log[f"rewards/{name}/mean"] <= 1.0
         assert math.isfinite(log["kl"]) and log["completions/mean_length"] > 0
+    # AdamW moves every weight with a gradient by about the learning rate (1e-6) at step 1; all-zero gradients: ~0
+    assert max_weight_change(tiny_qwen25vl_path(), out) > 0.5 * steps[0]["learning_rate"]
 
     [run_dir] = [p for p in logs.iterdir() if p.is_dir()]
     assert run_dir.name.endswith("_guir1_trl")
@@ -271,3 +313,41 @@ def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, tmp_pa
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert (tmp_path / "out" / "config.json").is_file()
+
+
+# GRPO correctness: the tiny random model samples nearly uniformly over its 151,936 tokens, so a reward on the sampled
+# token ids differs inside every group from the first step. At temperature 0.05 its logits (std ~0.1) give an
+# entropy of ~5 nats: groups disagree, and a few AdamW steps at lr 1e-2 concentrate the policy on the rewarded
+# tokens. Tuned over seeds 0-2 on CPU (see docs/grpo-checks.md).
+CHECK_FLAGS = ["--num_generations", "8", "--per_device_train_batch_size", "8", "--gradient_accumulation_steps", "1",
+               "--steps_per_generation", "1", "--max_completion_length", "16", "--temperature", "0.05",
+               "--learning_rate", "1e-2", "--lr_scheduler_type", "constant", "--warmup_steps", "0", "--beta", "0",
+               "--max_steps", "4", "--min_pixels", "3136", "--max_pixels", "3136"]
+#: How far the mean reward must move from the first step to the last (the share of even tokens, 0..1).
+CHECK_MARGIN = 0.25
+
+
+def _token_reward_run(export: Path, out: Path, weight: str) -> list[float]:
+    """``VLM-R1/grpo.py`` with the even-token reward weighted by ``weight``; the logged mean reward of each step."""
+    from core.testing import tiny_qwen25vl_path
+
+    cmd = [sys.executable, str(SCRIPT), "--model_name_or_path", str(tiny_qwen25vl_path()), "--dataset", str(export),
+           "--output_dir", str(out), "--reward_funcs", TOKEN_REWARD, "--reward_weights", weight, *CHECK_FLAGS,
+           "--seed", "0", "--bf16", "false", "--use_cpu", "true", "--use_vllm", "false",
+           "--gradient_checkpointing", "false", "--save_strategy", "steps", "--save_steps", "4",
+           "--report_to", "none", "--dataloader_num_workers", "0"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    state = json.loads((out / "checkpoint-4" / "trainer_state.json").read_text())
+    return [log["rewards/even_token_share/mean"] for log in state["log_history"] if "loss" in log]
+
+
+@pytest.mark.parametrize("weight, sign", [("1.0", 1), ("-1.0", -1)], ids=["reward", "negated"])
+def test_grpo_moves_the_mean_reward_the_way_the_reward_says(export, tmp_path, weight, sign):
+    """Rewarding even token ids raises their share within 4 steps; the same reward negated (reward weight -1)
+    lowers it. Guards the sign of the advantages, the completion masks and the reward plumbing of grpo.py."""
+    means = _token_reward_run(export, tmp_path / "out", weight)
+    assert len(means) == 4 and 0.2 < means[0] < 0.8  # the random start: about half the tokens are even
+    assert sign * (means[-1] - means[0]) >= CHECK_MARGIN, means

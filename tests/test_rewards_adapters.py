@@ -5,6 +5,7 @@ and the ``gui-agent score`` CLI."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,10 @@ HIT = "<think>the button</think><answer>[{'action': 'click', 'point': [12, 30], 
 MISS = "<think>the button</think><answer>[{'action': 'click', 'point': [90, 90], 'input_text': 'no input text'}]</answer>"
 LOOSE = "\n<think>x</think>\n<answer>[{\"action\": \"click\", \"point\": [12.5, 30], \"input_text\": \"\"}]</answer>\n"
 CASES = [(HIT, 1.0, 1.0), (MISS, 0.2, 0.2), (LOOSE, 1.0, 0.0)]  # completion, default overall, guir1 overall
+# GUI-G2 Gaussian accuracy of each case: box centre (20, 30), sigma 0.5 x 20 = 10 on both axes
+GAUSS_ACC = [math.exp(-0.5 * ((12 - 20) / 10) ** 2), math.exp(-0.5 * (7 ** 2 + 6 ** 2)),
+             math.exp(-0.5 * ((12.5 - 20) / 10) ** 2)]
+GAUSS = [0.8 * a + 0.2 for a in GAUSS_ACC]  # format 1 for all three (default mode)
 
 
 def _load(path: Path, name: str):
@@ -44,7 +49,7 @@ def tokenizer(tmp_path_factory):
 # --------------------------------------------------------------------------------------------- verl
 
 
-@pytest.mark.parametrize("reward_kwargs, col", [({}, 1), ({"mode": "guir1"}, 2)])
+@pytest.mark.parametrize("reward_kwargs, col", [({}, 1), ({"mode": "guir1"}, 2), ({"reward": "gaussian"}, 3)])
 def test_verl_reward_manager(tokenizer, reward_kwargs, col):
     torch = pytest.importorskip("torch")
     pytest.importorskip("verl")
@@ -64,7 +69,8 @@ def test_verl_reward_manager(tokenizer, reward_kwargs, col):
                        return_tensors="pt")["input_ids"][0]
     width = 96
     keys = None
-    for completion, *expected in CASES:
+    for (completion, *expected), gauss in zip(CASES, GAUSS, strict=True):
+        expected.append(gauss)
         ids = tokenizer(completion + "<|im_end|>", return_tensors="pt")["input_ids"][0]
         assert len(ids) <= width
         responses = torch.full((1, width), tokenizer.pad_token_id)
@@ -118,6 +124,8 @@ def test_trl_calling_convention_plain_and_conversational():
     inputs = [{"prompt": p, "ground_truth": GT} for p in prompts]
     out2 = _trl_rewards(funcs, inputs, prompts, conv)
     assert out2.tolist() == out.tolist()
+    gauss = _trl_rewards([rewards.gaussian, rewards.gaussian_accuracy], inputs, prompts, conv)
+    assert gauss[:, 0].tolist() == pytest.approx(GAUSS) and gauss[:, 1].tolist() == pytest.approx(GAUSS_ACC)
 
 
 def test_trl_factory_knobs():
@@ -140,7 +148,8 @@ def test_ms_swift_external_plugin(monkeypatch):
     from swift.utils import import_external_file
 
     import_external_file(str(ROOT / "ms-swift" / "plugin" / "gui_rewards.py"))
-    for name in ("r1gui_format", "r1gui_accuracy", "r1gui", "r1gui_guir1", "gui_agent", "aitw"):
+    for name in ("r1gui_format", "r1gui_accuracy", "r1gui", "r1gui_guir1", "gaussian", "gaussian_accuracy",
+                 "gui_agent", "aitw"):
         assert name in orms
     rows = [{"messages": [{"role": "assistant", "content": c}], "solution": GT} for c, *_ in CASES]
     kwargs = {"trainer_state": None, **RowPreprocessor.rows_to_batched(rows)}
@@ -148,6 +157,9 @@ def test_ms_swift_external_plugin(monkeypatch):
     # the way swift.rl_core.grpo_algorithm.compute_rewards_per_func calls an ORM
     assert orms["r1gui"](args=None)(completions, **kwargs) == pytest.approx([e for _, e, _ in CASES])
     assert orms["r1gui_format"]()(completions, **kwargs) == [1.0, 1.0, 1.0]
+    assert orms["gaussian"]()(completions, **kwargs) == pytest.approx(GAUSS)
+    monkeypatch.setenv("GUI_REWARD_OPTIONS", '{"alpha": 1.0}')
+    assert orms["gaussian_accuracy"]()(completions, **kwargs)[0] == pytest.approx(math.exp(-0.5 * (8 / 20) ** 2))
     monkeypatch.setenv("GUI_REWARD_OPTIONS", '{"mode": "guir1"}')
     assert orms["r1gui"]()(completions, **kwargs) == pytest.approx([e for _, _, e in CASES])
     assert torch.tensor(orms["r1gui_accuracy"]()(completions, **kwargs)).tolist() == [1.0, 0.0, 0.0]
@@ -164,6 +176,7 @@ def test_easyr1_batch_and_sequential():
     assert len({tuple(s) for s in scores}) == 1
     assert mod.r1gui_guir1(inputs[2])["overall"] == 0.0
     assert mod.compute_score(inputs[1], reward="r1gui", gate_format=True)["overall"] == 0.0
+    assert [s["overall"] for s in mod.gaussian(inputs)] == pytest.approx(GAUSS)
 
 
 # --------------------------------------------------------------------------------------------- CLI
@@ -189,3 +202,26 @@ def test_score_cli(tmp_path):
             assert len(out) == 3 and "'ground_truth'" in proc.stdout and "line 5" in proc.stdout
         else:
             assert len(out) == 4 and out[3]["reward/accuracy"] == 0.0
+
+
+def test_score_cli_gaussian_and_its_alpha(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"completion": c, "ground_truth": GT}) + "\n" for c, *_ in CASES))
+    dst = tmp_path / "scored.jsonl"
+
+    def run(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "core", "score", "--input", str(src), "--output", str(dst),
+                               "--overwrite", *flags], check=False, capture_output=True, text=True, cwd=ROOT,
+                              timeout=120)
+
+    proc = run("--reward", "gaussian", "--alpha", "1")
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in dst.read_text().splitlines()]
+    assert out[0]["reward/accuracy"] == pytest.approx(math.exp(-0.5 * (8 / 20) ** 2))
+    before = dst.read_bytes()
+    for flags, message in [(("--reward", "gaussian", "--alpha", "0"), "--alpha must be a finite number > 0"),
+                           (("--reward", "gaussian", "--alpha", "nan"), "--alpha must be a finite number > 0"),
+                           (("--reward", "r1gui", "--alpha", "0.5"), "--reward r1gui takes no --alpha")]:
+        proc = run(*flags)
+        assert proc.returncode == 2 and message in proc.stderr, (flags, proc.stderr)
+        assert dst.read_bytes() == before  # nothing already written is lost

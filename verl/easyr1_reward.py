@@ -2,7 +2,7 @@
 
 Works with ``reward_type=batch`` (list of ``{"response", "ground_truth"}`` in, list of score dicts out) and
 ``sequential`` (one dict in, one out). ``worker.reward.reward_function_kwargs`` pick the reward and knobs:
-``{"reward": "r1gui", "mode": "guir1"}``. Each score dict has ``overall`` plus the parts.
+``{"reward": "r1gui", "mode": "guir1"}``, ``{"reward": "gaussian", "alpha": 0.5}``. Each score dict has ``overall`` plus the parts.
 """
 
 from functools import partial
@@ -11,5 +11,6 @@ from core.rewards.adapters import easyr1_compute_score as compute_score
 
 r1gui_guir1 = partial(compute_score, reward="r1gui_guir1")
 gui_agent = partial(compute_score, reward="gui_agent")
+gaussian = partial(compute_score, reward="gaussian")
 
-__all__ = ["compute_score", "gui_agent", "r1gui_guir1"]
+__all__ = ["compute_score", "gaussian", "gui_agent", "r1gui_guir1"]

@@ -19,8 +19,10 @@ which ms-swift and trl users can set without code; explicit options win.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -133,5 +135,34 @@ def trl_reward_func(reward: str, **options: Any) -> Callable[..., list[float]]:
     return reward_func
 
 
+# --------------------------------------------------------------------------------------------- control runs
+
+
+def shuffled_within_batch(reward_funcs: Sequence[Callable[..., list]], seed: int) -> list[Callable[..., list]]:
+    """A shuffled-reward control of trl reward functions: each wrapper computes its function's real values for the
+    batch, then returns them permuted within the batch (same values, assigned to the wrong completions).
+
+    Batch ``k`` (the k-th call of each wrapper) is permuted with ``random.Random(f"{seed}:{k}")``, so every
+    reward function of one batch gets the SAME permutation (the per-completion total is permuted as a whole)
+    and a run is repeatable. trl calls each reward function once per generation batch, in order.
+    """
+
+    def wrap(func: Callable[..., list]) -> Callable[..., list]:
+        calls = 0
+
+        @functools.wraps(func)
+        def shuffled(*args: Any, **kwargs: Any) -> list:
+            nonlocal calls
+            values = list(func(*args, **kwargs))
+            order = list(range(len(values)))
+            random.Random(f"{seed}:{calls}").shuffle(order)
+            calls += 1
+            return [values[i] for i in order]
+
+        return shuffled
+
+    return [wrap(f) for f in reward_funcs]
+
+
 __all__ = ["OPTIONS_ENV", "completion_text", "easyr1_compute_score", "env_options", "score_columns",
-           "trl_reward_func", "verl_compute_score"]
+           "shuffled_within_batch", "trl_reward_func", "verl_compute_score"]

@@ -18,6 +18,8 @@ def register(app: typer.Typer) -> None:
         format_weight: float = typer.Option(None, "--format-weight", help="Weight of the format part."),
         accuracy_weight: float = typer.Option(None, "--accuracy-weight", help="Weight of the accuracy part."),
         gate_format: bool = typer.Option(False, "--gate-format", help="Format counts only when accuracy > 0."),
+        alpha: float = typer.Option(None, "--alpha", help="gaussian: sigma as a fraction of the gold box size "
+                                                           "(default 0.5)."),
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output."),
     ) -> None:
         """Add reward/format, reward/accuracy, reward/overall and the other parts to every row; bad rows are
@@ -26,7 +28,7 @@ def register(app: typer.Typer) -> None:
         from core.rewards.scoring import score_file
 
         options = {k: v for k, v in {"mode": mode, "format_weight": format_weight,
-                                     "accuracy_weight": accuracy_weight}.items() if v is not None}
+                                     "accuracy_weight": accuracy_weight, "alpha": alpha}.items() if v is not None}
         if gate_format:
             options["gate_format"] = True
         problem = _usage_problem(reward, options)
@@ -47,6 +49,7 @@ def _usage_problem(reward: str, options: dict) -> str | None:
     """Why ``--reward`` / its options cannot work (one line), or None; checked before any row is read."""
     import inspect
 
+    from core.rewards.gaussian import positive_option
     from core.rewards.r1gui import MODES
     from core.rewards.registry import REWARDS
 
@@ -61,4 +64,9 @@ def _usage_problem(reward: str, options: dict) -> str | None:
             return f"--reward {reward} takes no {flags}"
     if "mode" in options and options["mode"] not in MODES:
         return f"unknown --mode {options['mode']!r}; choose one of: {', '.join(MODES)}"
+    if "alpha" in options:
+        try:
+            positive_option("alpha", options["alpha"])
+        except ValueError:
+            return f"--alpha must be a finite number > 0, got {options['alpha']}"
     return None

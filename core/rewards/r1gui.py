@@ -47,6 +47,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.actions import NO_INPUT_TEXT, POINT_ACTIONS
@@ -62,8 +63,8 @@ from core.parsers import (
     TOL_SURROUNDING_TEXT,
     parse_action,
 )
-from core.matching import GUIR1_PIXEL_RADIUS, POINT_RADIUS, match
-from core.records import from_reward_inputs
+from core.matching import GUIR1_PIXEL_RADIUS, POINT_RADIUS, Match, Predicted, match
+from core.records import GoldRecord, from_reward_inputs
 from core.rewards.common import Knobs, RewardInputError, load_ground_truth, predicted
 from core.text_match import guir1_text_match
 
@@ -275,11 +276,22 @@ def default_format(completion: str) -> float:
     return 1.0 if res.ok and not FORMAT_BREAKING.intersection(res.tolerances) else 0.0
 
 
-def default_accuracy(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
-                     point_radius: float | None = None) -> dict[str, float]:
-    """Corrected accuracy with parts (:func:`core.matching.match`; ``point_radius`` in fractions of the screen
-    for point ground truths, default :data:`core.matching.POINT_RADIUS`). Raises :class:`RewardInputError` on
-    unusable ground truth."""
+@dataclass(frozen=True)
+class Judged:
+    """One completion read and compared with its gold record: ``parts`` (accuracy and its sub-checks, 0/1),
+    the prediction (None when the answer did not parse) and :class:`core.matching.Match` (None likewise)."""
+
+    parts: dict[str, float]
+    gold: GoldRecord
+    pred: Predicted | None
+    match: Match | None
+
+
+def judge(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
+          point_radius: float | None = None) -> Judged:
+    """Parse ``completion`` and compare it with the gold record (:func:`core.matching.match`; ``point_radius`` in
+    fractions of the screen for point ground truths, default :data:`core.matching.POINT_RADIUS`). Raises
+    :class:`RewardInputError` on unusable ground truth."""
     gold = from_reward_inputs(ground_truth, extra_info)
     if gold.action in POINT_ACTIONS and not gold.has_target:
         raise RewardInputError("gt_bbox", "a point action needs gt_bbox (or extra_info.bbox_original)")
@@ -287,18 +299,24 @@ def default_accuracy(completion: str, ground_truth: Any, extra_info: Mapping | N
     res = parse_action(completion, fmt="auto", max_chars=MAX_COMPLETION_CHARS) if isinstance(completion, str) \
         else None
     if res is None or not res.ok or res.action is None:
-        return out
+        return Judged(out, gold, None, None)
     out["parsed"] = 1.0
     try:
         pred = predicted(res.action, extra_info)
     except ValueError:  # a tool call whose arguments are no action
-        return out
+        return Judged(out, gold, None, None)
     m = match(pred, gold, radius=POINT_RADIUS if point_radius is None else point_radius)
-    if not m.type_ok:
-        return out
-    out["action_match"] = 1.0
-    out["arg_match"] = out["accuracy"] = 1.0 if m.ok else 0.0
-    return out
+    if m.type_ok:
+        out["action_match"] = 1.0
+        out["arg_match"] = out["accuracy"] = 1.0 if m.ok else 0.0
+    return Judged(out, gold, pred, m)
+
+
+def default_accuracy(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
+                     point_radius: float | None = None) -> dict[str, float]:
+    """Corrected accuracy with parts (see :func:`judge`). Raises :class:`RewardInputError` on unusable ground
+    truth."""
+    return judge(completion, ground_truth, extra_info, point_radius=point_radius).parts
 
 
 # --------------------------------------------------------------------------------------------- public
@@ -323,6 +341,6 @@ def r1gui_score(completion: str, ground_truth: Any, extra_info: Mapping | None =
     return {"overall": knobs.overall(acc["accuracy"], fmt), "format": fmt, **acc}
 
 
-__all__ = ["FORMAT_BREAKING", "GUIR1_MAX_ANSWER_CHARS", "KEYS", "MODES", "default_accuracy", "default_format",
-           "first_answer_body", "guir1_accuracy", "guir1_format", "guir1_point", "outer_format_ok",
-           "r1gui_score"]
+__all__ = ["FORMAT_BREAKING", "GUIR1_MAX_ANSWER_CHARS", "KEYS", "MODES", "Judged", "default_accuracy",
+           "default_format", "first_answer_body", "guir1_accuracy", "guir1_format", "guir1_point", "judge",
+           "outer_format_ok", "r1gui_score"]

@@ -5,8 +5,8 @@
 number per sample uses (``overall`` for full rewards, ``format`` / ``accuracy`` for the split ones).
 
 Options (all optional): ``mode`` ('default' | 'guir1', r1gui only), ``format_weight``,
-``accuracy_weight``, ``gate_format`` (format counts only when accuracy > 0), ``point_radius`` (r1gui,
-2-number ground truths), ``weights`` (dict for gui_agent), ``coord_radius`` (gui_agent), ``strict``,
+``accuracy_weight``, ``gate_format`` (format counts only when accuracy > 0), ``point_radius`` (r1gui and
+gaussian, 2-number ground truths), ``alpha`` (gaussian: sigma / box size, default 0.5), ``weights`` (dict for gui_agent), ``coord_radius`` (gui_agent), ``strict``,
 ``type_weight``, ``screen_radius`` (aitw). Radii are fractions of the screen (default
 :data:`core.matching.POINT_RADIUS`, 0.14).
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.rewards import aitw, gui_agent, r1gui, r1v
+from core.rewards import aitw, gaussian, gui_agent, r1gui, r1v
 from core.matching import POINT_RADIUS
 from core.rewards.common import Knobs
 
@@ -39,13 +39,25 @@ class RewardSpec:
         return self(completion, ground_truth, extra_info, **options)[self.value_key]
 
 
+def _knobs(accuracy_weight: float, format_weight: float, gate_format: bool) -> Knobs:
+    return Knobs(accuracy_weight=float(accuracy_weight), format_weight=float(format_weight),
+                 gate_format=bool(gate_format))
+
+
 def _r1gui(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *, mode: str = "default",
            accuracy_weight: float = 0.8, format_weight: float = 0.2, gate_format: bool = False,
            point_radius: float | None = None) -> dict[str, float]:
-    knobs = Knobs(accuracy_weight=float(accuracy_weight), format_weight=float(format_weight),
-                  gate_format=bool(gate_format))
-    return r1gui.r1gui_score(completion, ground_truth, extra_info, mode=mode, knobs=knobs,
+    return r1gui.r1gui_score(completion, ground_truth, extra_info, mode=mode,
+                             knobs=_knobs(accuracy_weight, format_weight, gate_format),
                              point_radius=point_radius)
+
+
+def _gaussian(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
+              alpha: float = gaussian.DEFAULT_ALPHA, accuracy_weight: float = 0.8, format_weight: float = 0.2,
+              gate_format: bool = False, point_radius: float | None = None) -> dict[str, float]:
+    return gaussian.gaussian_score(completion, ground_truth, extra_info, alpha=alpha,
+                                   knobs=_knobs(accuracy_weight, format_weight, gate_format),
+                                   point_radius=point_radius)
 
 
 def _gui_agent(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
@@ -64,6 +76,8 @@ _SPECS = (
                {"mode": "guir1"}),
     RewardSpec("r1gui_format", _r1gui, r1gui.KEYS, "format", "r1gui format part only (0/1)"),
     RewardSpec("r1gui_accuracy", _r1gui, r1gui.KEYS, "accuracy", "r1gui accuracy part only (0/1)"),
+    RewardSpec("gaussian", _gaussian, gaussian.KEYS, "overall", "GUI-G2 Gaussian point reward, r1gui's format"),
+    RewardSpec("gaussian_accuracy", _gaussian, gaussian.KEYS, "accuracy", "GUI-G2 Gaussian accuracy part only (0..1)"),
     RewardSpec("gui_agent", _gui_agent, gui_agent.KEYS, "overall", "dense Qwen3-VL tool-call agent reward"),
     RewardSpec("aitw", _aitw, aitw.KEYS, "overall", "AITW type + tolerant parameter match"),
     RewardSpec("aitw_strict", _aitw, aitw.KEYS, "overall", "AITW type + strict parameter match", {"strict": True}),

@@ -1,10 +1,11 @@
 """ms-swift ORM plugin: ``swift rlhf --rlhf_type grpo --external_plugins ms-swift/plugin/gui_rewards.py
---reward_funcs r1gui_format r1gui_accuracy`` (or ``r1gui``, ``r1gui_guir1``, ``gui_agent``, ``aitw``...).
+--reward_funcs r1gui_format r1gui_accuracy`` (or ``r1gui``, ``r1gui_guir1``, ``gaussian``, ``gaussian_accuracy``,
+``gui_agent``, ``aitw``...).
 
 Registers one ORM per reward of :mod:`core.rewards.registry` into ``swift.rewards.orms``; each class is named
 after its reward, so swift logs ``rewards/<name>/mean``. The dataset needs a ``ground_truth`` (or JSON
 ``solution``) column, as the swift export writes; knobs come from ``$GUI_REWARD_OPTIONS`` (JSON), e.g.
-``{"mode": "guir1"}`` or ``{"format_weight": 0.1, "gate_format": true}``.
+``{"mode": "guir1"}``, ``{"format_weight": 0.1, "gate_format": true}`` or ``{"alpha": 0.5}`` (gaussian).
 """
 
 from swift.rewards import ORM, orms
