@@ -26,6 +26,7 @@ second run only rebuilds what changed; ``--fresh`` redoes every stage.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import json
 import os
@@ -88,14 +89,17 @@ class Stages:
     sys of its child processes: the machine is shared, so wall time is noisy) of a finished stage;
     ``<out>/logs/<name>.log`` the output of its commands. One line is printed per stage."""
 
-    def __init__(self, out: Path, fresh: bool):
+    def __init__(self, out: Path, fresh: bool, only: list[str] | None = None):
         self.dir = out / "stages"
         self.logs = out / "logs"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.fresh = fresh
+        self.only = only
         self.times: dict[str, dict] = {}
 
     def __call__(self, name: str, settings: Any, outputs: list[Path], fn) -> None:
+        if self.only is not None and not any(fnmatch.fnmatch(name, pattern) for pattern in self.only):
+            return
         key = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
         marker = self.dir / f"{name}.json"
         if not self.fresh and marker.is_file() and all(p.exists() for p in outputs):
@@ -138,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", type=Path, default=HERE / "config.yaml")
     ap.add_argument("--shared-data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--fresh", action="store_true", help="redo every stage even when its output is current")
+    ap.add_argument("--only", nargs="+", metavar="STAGE", help="build only these stages (shell patterns such as "
+                    "'grpo_*'; the stages they need must be built already) and write no report: independent stages "
+                    "can run as parallel processes on one --out")
     args = ap.parse_args(argv)
 
     import yaml
@@ -150,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     env = stage_env(cfg)
     logs = out / "logs"
-    stages = Stages(out, args.fresh)
+    stages = Stages(out, args.fresh, args.only)
     t_start = time.monotonic()
     px = ["--min-pixels", cfg["min_pixels"], "--max-pixels", cfg["max_pixels"]]
     ga = [RL / "gui-agent"]
@@ -326,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         outputs = [out / "curriculum" / stage / "scored.jsonl", out / "curriculum" / stage / "rollout" / "summary.json"]
         stages(f"curriculum/{stage}", key, outputs, lambda stage=stage: evaluate_curriculum(stage))
 
+    if args.only is not None:
+        return 0
     folder = report_mod.write_report(out, profile=args.profile, times=stages.times, real=real,
                                      total_s=time.monotonic() - t_start)
     print(folder)
