@@ -164,16 +164,16 @@ def export(tmp_path_factory) -> tuple[Path, list[dict]]:
     return Path(path), rows
 
 
-#: An ORM plugin whose reward differs between random completions: the share of characters with an even code point.
+#: An ORM plugin whose reward differs between any two random completions: the mean code point / 0x110000.
 TEXT_REWARD_PLUGIN = """from swift.rewards import ORM, orms
 
 
-class even_char_share(ORM):
+class mean_code_point(ORM):
     def __call__(self, completions, **kwargs):
-        return [sum(1 for ch in c if ord(ch) % 2 == 0) / len(c) if c else 0.0 for c in completions]
+        return [sum(map(ord, c)) / len(c) / 0x110000 if c else 0.0 for c in completions]
 
 
-orms["even_char_share"] = even_char_share
+orms["mean_code_point"] = mean_code_point
 """
 
 
@@ -187,14 +187,14 @@ def test_grpo_script_trains_two_steps_on_cpu(export, tmp_path):
     out = tmp_path / "out"
     # The random model scores 0 on both r1gui parts, so every advantage would be 0 and nothing could move: a text
     # reward that differs between completions (an extra ORM plugin) gives the update a gradient.
-    text_plugin = tmp_path / "even_char_share.py"
+    text_plugin = tmp_path / "mean_code_point.py"
     text_plugin.write_text(TEXT_REWARD_PLUGIN)
     # The README's CPU smoke command: make adds fp32, workers 0, no vLLM and --use_hf true by itself; the smoke
     # sizes shrink the GUI-R1 recipe to 2 steps of 2 generations of 16 tokens; the pixel bounds follow the export.
     smoke = ("--max_steps 2 --num_generations 2 --per_device_train_batch_size 2 --gradient_accumulation_steps 1 "
              "--steps_per_generation 1 --max_completion_length 16 --gradient_checkpointing false --save_steps 2 "
              f"--check_model false --add_version false --external_plugins {PLUGIN} {text_plugin} "
-             f"--reward_funcs {' '.join(REWARDS)} even_char_share --reward_weights 0.2 0.8 1.0")
+             f"--reward_funcs {' '.join(REWARDS)} mean_code_point --reward_weights 0.2 0.8 1.0")
     env = {**OFFLINE_ENV, "MAX_PIXELS": str(TINY_MAX_PIXELS), "MIN_PIXELS": "3136", "CUDA_VISIBLE_DEVICES": ""}
     proc = subprocess.run(["make", "-o", ".venvs/rl/.ready", "grpo-swift", f"MODEL={tiny_qwen25vl_path()}",
                            f"SWIFT_GRPO_RECIPE={RECIPES / 'config_guir1_swift.yaml'}", f"SWIFT_GRPO_DATA={dataset}",

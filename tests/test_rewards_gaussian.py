@@ -108,10 +108,25 @@ def test_format_is_r1guis_and_the_weights_are_its_knobs():
                      "parsed": 0.0}
 
 
+def test_mode_guir1_picks_r1guis_published_format_check():
+    """The GUI-R1 presets set ``{"mode": "guir1"}`` for every reward of a run; gaussian takes it for its format."""
+    loose = "\n" + _answer(point=(300, 300)) + "\n"  # the published check refuses whitespace around the text
+    for completion in (loose, _answer(point=(300, 300))):
+        r = score("gaussian", completion, _gt(), mode="guir1")
+        assert r["format"] == score("r1gui", completion, _gt(), mode="guir1")["format"]
+        assert r["accuracy"] == pytest.approx(math.exp(-0.5))
+    assert score("gaussian", loose, _gt(), mode="guir1")["format"] == 0.0
+    assert score("gaussian", loose, _gt())["format"] == 1.0
+    with pytest.raises(ValueError, match="gaussian reward option 'mode'"):
+        score("gaussian", loose, _gt(), mode="strict")
+
+
 def test_a_missing_or_non_numeric_point_scores_zero():
     no_point = "<think>t</think><answer>[{'action': 'click', 'input_text': 'no input text'}]</answer>"
     assert score("gaussian", no_point, _gt())["accuracy"] == 0.0
     assert score("gaussian", _answer(point=("nan", "nan")), _gt())["accuracy"] == 0.0
+    for far in (("1e200", "0"), ("-1e308", "1e308"), ("1" + "0" * 400, "5")):  # overflow: no credit, no error
+        assert score("gaussian", _answer(point=far), _gt())["accuracy"] == 0.0
 
 
 @pytest.mark.parametrize("option, value", [("alpha", 0), ("alpha", -0.5), ("alpha", math.nan), ("alpha", math.inf),

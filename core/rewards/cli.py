@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
                                    help="JSONL rows with 'completion', 'ground_truth' and optional 'extra_info'."),
         output: Path = typer.Option(..., "--output", help="JSONL to write: each input row plus the reward parts."),
         reward: str = typer.Option("r1gui", "--reward", help="Reward name (see core.rewards.registry)."),
-        mode: str = typer.Option(None, "--mode", help="r1gui mode: 'default' (corrected) or 'guir1' (published)."),
+        mode: str = typer.Option(None, "--mode", help="r1gui mode: 'default' (corrected) or 'guir1' (published); gaussian: its format check."),
         format_weight: float = typer.Option(None, "--format-weight", help="Weight of the format part."),
         accuracy_weight: float = typer.Option(None, "--accuracy-weight", help="Weight of the accuracy part."),
         gate_format: bool = typer.Option(False, "--gate-format", help="Format counts only when accuracy > 0."),

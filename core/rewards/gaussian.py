@@ -3,8 +3,9 @@
 Source: Tang et al., "GUI-G2: Gaussian Reward Modeling for GUI Grounding", arXiv 2507.15846 (ZJU-REAL), its
 Gaussian point reward with the box-adaptive variance. ``overall = accuracy_weight * accuracy + format_weight *
 format`` (0.8 / 0.2, optional ``gate_format``: the :class:`core.rewards.common.Knobs` of r1gui); ``format`` is r1gui's
-(:func:`core.rewards.r1gui.default_format`), the answer is read and compared as r1gui's default mode does
-(:func:`core.rewards.r1gui.judge`), and ``accuracy`` is:
+check of the same ``mode`` (:func:`core.rewards.r1gui.default_format`, or :func:`~core.rewards.r1gui.guir1_format`
+with ``mode="guir1"``, so the GUI-R1 presets' ``{"mode": "guir1"}`` applies to both), the answer is always read and
+compared as r1gui's default mode does (:func:`core.rewards.r1gui.judge`), and ``accuracy`` is:
 
 * a point action (click, long_press, ...) of the right type with a gold box (x1, y1, x2, y2):
   ``exp(-1/2 ((dx / sx)^2 + (dy / sy)^2))`` with (dx, dy) the point's offset from the box centre and
@@ -63,18 +64,21 @@ def gaussian_point_accuracy(point: tuple[float, float], frame: Frame | None, gol
         x, y = gold.convert(point, frame or gold.frame, Frame.NORMALIZED)
         cx, cy = gold.convert(target, gold.frame, Frame.NORMALIZED)  # type: ignore[arg-type]
         sx = sy = alpha * 2 * point_radius
-    return math.exp(-0.5 * (((x - cx) / sx) ** 2 + ((y - cy) / sy) ** 2))
+    zx, zy = (x - cx) / sx, (y - cy) / sy
+    return math.exp(-0.5 * (zx * zx + zy * zy))  # products overflow to inf (-> 0), where ** 2 would raise
 
 
 def gaussian_score(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
-                   alpha: float = DEFAULT_ALPHA, knobs: Knobs | None = None,
-                   point_radius: float | None = None) -> dict[str, float]:
+                   alpha: float = DEFAULT_ALPHA, knobs: Knobs | None = None, point_radius: float | None = None,
+                   mode: str = "default") -> dict[str, float]:
     """Score one completion; returns :data:`KEYS`. Raises :class:`core.rewards.RewardInputError` on unusable
-    ground truth and ValueError on a bad ``alpha``."""
+    ground truth and ValueError on a bad option."""
     alpha = positive_option("alpha", alpha)
     radius = positive_option("point_radius", POINT_RADIUS if point_radius is None else point_radius)
+    if mode not in r1gui.MODES:
+        raise ValueError(f"gaussian reward option 'mode': {mode!r} is not one of {list(r1gui.MODES)}")
     knobs = knobs or Knobs()
-    fmt = r1gui.default_format(completion)
+    fmt = r1gui.guir1_format(completion) if mode == "guir1" else r1gui.default_format(completion)
     judged = r1gui.judge(completion, ground_truth, extra_info, point_radius=radius)
     parts = dict(judged.parts)
     if judged.gold.action in POINT_ACTIONS and parts["action_match"]:

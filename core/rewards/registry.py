@@ -4,7 +4,7 @@
 ``keys``, the same for every sample); ``spec.value_key`` names the single float a trainer that wants one
 number per sample uses (``overall`` for full rewards, ``format`` / ``accuracy`` for the split ones).
 
-Options (all optional): ``mode`` ('default' | 'guir1', r1gui only), ``format_weight``,
+Options (all optional): ``mode`` ('default' | 'guir1'; r1gui, and gaussian's format part), ``format_weight``,
 ``accuracy_weight``, ``gate_format`` (format counts only when accuracy > 0), ``point_radius`` (r1gui and
 gaussian, 2-number ground truths), ``alpha`` (gaussian: sigma / box size, default 0.5), ``weights`` (dict for gui_agent), ``coord_radius`` (gui_agent), ``strict``,
 ``type_weight``, ``screen_radius`` (aitw). Radii are fractions of the screen (default
@@ -53,9 +53,10 @@ def _r1gui(completion: str, ground_truth: Any, extra_info: Mapping | None = None
 
 
 def _gaussian(completion: str, ground_truth: Any, extra_info: Mapping | None = None, *,
-              alpha: float = gaussian.DEFAULT_ALPHA, accuracy_weight: float = 0.8, format_weight: float = 0.2,
-              gate_format: bool = False, point_radius: float | None = None) -> dict[str, float]:
-    return gaussian.gaussian_score(completion, ground_truth, extra_info, alpha=alpha,
+              alpha: float = gaussian.DEFAULT_ALPHA, mode: str = "default", accuracy_weight: float = 0.8,
+              format_weight: float = 0.2, gate_format: bool = False,
+              point_radius: float | None = None) -> dict[str, float]:
+    return gaussian.gaussian_score(completion, ground_truth, extra_info, alpha=alpha, mode=mode,
                                    knobs=_knobs(accuracy_weight, format_weight, gate_format),
                                    point_radius=point_radius)
 
