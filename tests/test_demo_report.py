@@ -54,6 +54,8 @@ def test_diagnosis_names_a_collapsed_policy() -> None:
                         {"parse_ok": False, "parse_error": "x"}]
     words = report.diagnosis(mixed)
     assert "1 of 4 answers did not parse" in words and "actions click 2, scroll 1" in words
+    words = report.diagnosis(same + [{"parse_ok": False, "parse_error": "x"}])
+    assert "the same action 'click' in every parsed answer" in words
 
 
 def test_interval_and_paired_gain() -> None:

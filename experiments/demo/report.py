@@ -206,7 +206,8 @@ def diagnosis(preds: list[dict], accuracy: list[float] | None = None) -> str:
     actions = Counter(p.get("pred_action") for p in valid)
     points = Counter(fmt_point(p.get("pred_coord")) for p in valid if p.get("pred_action") == "click")
     if len(actions) == 1:
-        words.append(f"the same action {next(iter(actions))!r} on every screen")
+        where = "on every screen" if len(valid) == n else "in every parsed answer"
+        words.append(f"the same action {next(iter(actions))!r} {where}")
     else:
         words.append("actions " + ", ".join(f"{a} {c}" for a, c in actions.most_common(4)))
     if points and len(points) == 1 and sum(points.values()) > 1:
