@@ -344,8 +344,9 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
              f"Held-out screens: {s['before_sft']['n']} `high` steps of the simulated phone's held-out tasks "
              "(layout seeds and task families never trained on), scored as "
              f"`{BENCHMARK}`; online: `gui-agent rollout --tasks test`. "
-             "SFT and GRPO data: simulated phone train tasks"
-             f"{''.join(f' + {p}' for p in real.values())}.", "",
+             "SFT data: simulated phone train tasks + the curriculum's train tasks"
+             f"{''.join(f' + {p}' for p in real.values())}; GRPO data: the curriculum's train tasks; after_grpo is "
+             "the r1gui GRPO run.", "",
              "| | valid actions | n | strict Type | strict SR | guir1 Type | guir1 SR | mean r1gui reward | "
              "online success | online invalid | wall |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = [(st, s[st]) for st in STAGES] + [(f"baseline: {p} policy", b) for p, b in baselines.items()]
@@ -370,7 +371,9 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
             lines.append(f"![{what}]({png})")
     lines += ["", "Stage times (s, wall / cpu): " + ", ".join(
         f"{k} {v['wall_s']} / {v.get('cpu_s')}{' (reused)' if v['reused'] else ''}" for k, v in times.items()) +
-              f"; {sum(v['wall_s'] for v in times.values()):.0f} s to build in all, {total_s:.0f} s this run.", "",
+              f"; {sum(v['wall_s'] for v in times.values()):.0f} s wall "
+              f"({sum(v.get('cpu_s') or 0 for v in times.values()):.0f} s CPU) to build in all, {total_s:.0f} s this run.",
+              "",
               "## Failures after GRPO (held-out screens)", "",
               "Every failed screen with its gold box and predicted point: "
               f"[failure gallery](stages_out/after_grpo/eval/strict/gallery/{BENCHMARK}/index.html); episodes step "
