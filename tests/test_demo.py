@@ -1,7 +1,10 @@
 """`make demo` (experiments/demo/run.py) on its cut-down `ci` profile: every stage runs for real (tiny model, simulated
 phone, llamafactory-cli SFT, trl GRPO, infer, eval, rollout), with no ../shared/data, and
 
-- report.json has the schema scripts read, with numbers recomputed here from the files they summarise;
+- report.json has the schema scripts read, with numbers recomputed here from the files they summarise, including
+  the curriculum section (every stage on the same test screens, intervals, paired gains, validation curves);
+- learning happened: the SFT loss falls, the SFT model answers in the format where the random one does not, and each
+  GRPO run changed the SFT weights;
 - the SFT checkpoint written by LLaMA-Factory's env loads in the rl env with every tensor equal (the hand-off);
 - a second run from the same data gives the same numbers and the same SFT weights (fixed seeds and threads);
 - re-running on a finished folder reuses every stage and prints only the folder as its last line.
@@ -20,6 +23,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "experiments" / "demo" / "run.py"
 STAGES = ("before_sft", "after_sft", "after_grpo")
+CURRICULUM_STAGES = ("random", "after_sft", "after_grpo_r1gui", "after_grpo_gaussian", "after_grpo_shuffled")
+GRPO_RUNS = ("r1gui", "gaussian", "shuffled")
+#: Stages of a run: model, data, before_sft, sft, after_sft, 3 GRPO runs, after_grpo, baselines, 5 curriculum ones.
+N_STAGES = 15
 
 pytestmark = [
     pytest.mark.slow,
@@ -72,7 +79,7 @@ def test_report_json_schema_and_numbers(demo_run) -> None:
         if policy == "centre":
             assert {p["pred_action"] for p in preds} == {"click"}
     loss = report["training"]["sft"]["loss"]
-    assert [step for step, _ in loss] == list(range(1, 7)) and all(v > 0 for _, v in loss)
+    assert [step for step, _ in loss] == list(range(1, 61)) and all(v > 0 for _, v in loss)
     grpo = report["training"]["grpo"]
     fmt, acc = grpo["parts"]["r1gui_format"], grpo["parts"]["r1gui_accuracy"]
     assert len(grpo["reward"]) == len(fmt) == len(acc) == 2  # one entry per GRPO step
@@ -82,6 +89,57 @@ def test_report_json_schema_and_numbers(demo_run) -> None:
     assert all(f"| {st} |" in md for st in STAGES) and "| baseline: random policy | 100.0% |" in md
     assert (out / "plots" / "sft_loss.png").stat().st_size > 1000
     assert (out / "plots" / "grpo_reward.png").stat().st_size > 1000
+    assert (out / "plots" / "curriculum_curves.png").stat().st_size > 1000
+
+
+def test_curriculum_section(demo_run) -> None:
+    """The names scripts read, and the numbers recomputed from the scored files of the curriculum stages."""
+    out, _ = demo_run
+    c = json.loads((out / "report.json").read_text())["curriculum"]
+    import pyarrow.parquet as pq
+
+    n_test = pq.read_metadata(out / "data" / "curriculum_test.parquet").num_rows
+    assert c["n_heldout"] == n_test > 0 and c["n_episodes"] == 2
+    assert set(c["stages"]) == set(CURRICULUM_STAGES)
+    acc = {}
+    for stage in CURRICULUM_STAGES:
+        scored = [json.loads(x) for x in (out / "curriculum" / stage / "scored.jsonl").read_text().splitlines()]
+        acc[stage] = [r["r1gui_accuracy"] for r in scored]
+        s = c["stages"][stage]
+        assert len(scored) == n_test and s["accuracy"] == pytest.approx(sum(acc[stage]) / n_test)
+        lo, hi = s["ci95"]
+        assert lo <= s["accuracy"] <= hi and 0.0 <= lo and hi <= 1.0
+        fams = {r["id"].split("/")[1].rsplit("-", 1)[0] for r in scored}
+        assert set(s["per_family"]) == fams and all(0.0 <= v <= 1.0 for v in s["per_family"].values())
+        assert isinstance(s["diagnosis"], str) and s["diagnosis"]
+    for run in GRPO_RUNS:
+        g = c["gains"][f"grpo_{run}"]
+        diff = [a - b for a, b in zip(acc[f"after_grpo_{run}"], acc["after_sft"], strict=True)]
+        assert g["mean"] == pytest.approx(sum(diff) / n_test) and g["ci95"][0] <= g["mean"] <= g["ci95"][1]
+        assert [step for step, _ in c["curves"][run]] == [2]  # one checkpoint (save_steps 2 of 2 steps)
+    assert [step for step, _ in c["curves"]["sft"]] == [30, 60]
+    assert set(c["online_success"]) == {"random", "after_sft", "after_grpo_best"}
+    assert c["best_grpo_run"] in ("r1gui", "gaussian")
+    assert "## Curriculum: does training work?" in (out / "report.md").read_text()
+
+
+def test_learning_happened(demo_run) -> None:
+    """SFT loss falls, the SFT model answers in the format more often than the untrained one, and every GRPO run
+    moved the weights away from its SFT start."""
+    from safetensors.torch import load_file
+
+    out, _ = demo_run
+    report = json.loads((out / "report.json").read_text())
+    loss = [v for _, v in report["training"]["sft"]["loss"]]
+    assert loss[-1] < 0.8 * loss[0]
+    s = report["stages"]
+    assert s["after_sft"]["valid_rate"] > s["before_sft"]["valid_rate"]
+    sft = load_file(out / "models" / "sft" / "model.safetensors")
+    for run in GRPO_RUNS:
+        grpo = load_file(out / "models" / f"grpo_{run}" / "model.safetensors")
+        assert set(grpo) == set(sft)
+        changed = sum(not (grpo[k] == sft[k]).all() for k in sft)
+        assert changed >= len(sft) // 2, run
 
 
 def test_sft_checkpoint_hands_off_to_the_rl_env(demo_run) -> None:
@@ -113,7 +171,7 @@ def test_sft_checkpoint_hands_off_to_the_rl_env(demo_run) -> None:
     proc = AutoProcessor.from_pretrained(out / "models" / "sft")
     assert proc.image_processor.size == AutoProcessor.from_pretrained(out / "models" / "base").image_processor.size
     # ... and trl trained from it: GRPO wrote a model the same code loads.
-    assert (out / "models" / "grpo" / "config.json").is_file()
+    assert all((out / "models" / f"grpo_{r}" / "config.json").is_file() for r in GRPO_RUNS)
 
 
 def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_run, tmp_path) -> None:
@@ -121,17 +179,21 @@ def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_run, tmp_path)
     # Reused as is: the folder is finished, every stage is skipped and only the report is rewritten.
     again = _demo(out)
     assert again.stdout.strip().splitlines()[-1] == str(out)
-    assert again.stderr.count(" reused ") == 8 and " done in " not in again.stderr
+    assert again.stderr.count(" reused ") == N_STAGES and " done in " not in again.stderr
     # A second run from the same model, data and untrained measurements: training and evaluating again from scratch.
     run2 = tmp_path / "run2"
     (run2 / "stages").mkdir(parents=True)
-    for part in ("models/base", "data", "stages_out/before_sft", "stages_out/baselines"):
+    (run2 / "stages" / "curriculum").mkdir()
+    for part in ("models/base", "data", "stages_out/before_sft", "stages_out/baselines", "curriculum/random"):
         shutil.copytree(out / part, run2 / part)
-    for stage in ("model", "data", "before_sft", "baselines"):
+    untrained = ("model", "data", "before_sft", "baselines", "curriculum/random")
+    for stage in untrained:
         shutil.copy2(out / "stages" / f"{stage}.json", run2 / "stages" / f"{stage}.json")
     second = _demo(run2)
     demo_lines = [line for line in second.stderr.splitlines() if line.startswith("[demo]")]
-    assert sum(" reused " in line for line in demo_lines) == 4 and sum(" done in " in line for line in demo_lines) == 4
+    assert len(demo_lines) == N_STAGES  # one line per stage, nothing else from the frameworks
+    assert sum(" reused " in line for line in demo_lines) == len(untrained)
+    assert sum(" done in " in line for line in demo_lines) == N_STAGES - len(untrained)
     r1, r2 = (json.loads((o / "report.json").read_text()) for o in (out, run2))
     for stage in STAGES[1:]:
         a, b = ({k: v for k, v in r[stage].items() if k != "wall_s"} for r in (r1["stages"], r2["stages"]))
@@ -139,5 +201,6 @@ def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_run, tmp_path)
     assert r1["training"]["sft"]["loss"] == r2["training"]["sft"]["loss"]
     assert r1["training"]["grpo"]["reward"] == r2["training"]["grpo"]["reward"]
     assert r1["baselines"] == r2["baselines"]
+    assert r1["curriculum"]["stages"] == r2["curriculum"]["stages"]
     a, b = ((o / "models" / "sft" / "model.safetensors").read_bytes() for o in (out, run2))
     assert a == b

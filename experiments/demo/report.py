@@ -11,12 +11,17 @@ trl calls, so "held-out mean reward" means the reward GRPO optimised.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import curriculum  # noqa: E402  (experiments/demo/curriculum.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("before_sft", "after_sft", "after_grpo")
@@ -116,11 +121,11 @@ def sft_loss_curve(out: Path) -> list[tuple[int, float]]:
     return [(int(r["current_steps"]), float(r["loss"])) for r in rows if r.get("loss") is not None]
 
 
-def grpo_reward_parts(out: Path) -> dict[str, list[float]]:
-    """Each reward function's mean over the completions of every logging step (``rewards/<name>/mean`` in trl's
-    console log, one dict per step, in order)."""
-    path = out / "logs" / "grpo.log"
-    funcs, _, _ = recipe_reward()
+def grpo_reward_parts(out: Path, run: str = "r1gui", funcs: list[str] | None = None) -> dict[str, list[float]]:
+    """Each reward function's mean over the completions of every logging step of GRPO run ``run``
+    (``rewards/<name>/mean`` in trl's console log, one dict per step, in order)."""
+    path = out / "logs" / f"grpo_{run}.log"
+    funcs = funcs or recipe_reward()[0]
     parts: dict[str, list[float]] = {f: [] for f in funcs}
     if not path.is_file():
         return parts
@@ -153,12 +158,7 @@ def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) 
     ax.set_title(title)
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return str(path.relative_to(path.parents[1]))
+    return curriculum.save_figure(fig, ax, path)
 
 
 def _pct(x: float | None) -> str:
@@ -167,6 +167,58 @@ def _pct(x: float | None) -> str:
 
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
+
+
+def md_cell(text: Any) -> str:
+    """``text`` safe inside a Markdown table cell: HTML-escaped, one line, ``|`` and backticks as entities (so model
+    text cannot add cells or rows, end a code span or inject HTML)."""
+    s = html.escape("" if text is None else str(text), quote=False)
+    return " ".join(s.split()).replace("|", "&#124;").replace("`", "&#96;")
+
+
+def md_code(text: Any) -> str:
+    """``text`` as inline code in a table cell (``<code>`` with escaped content: a backtick cannot end it)."""
+    return f"<code>{md_cell(text)}</code>"
+
+
+def fmt_point(p: Any) -> str:
+    """A point or box with at most one decimal; the format's ``-100`` sentinel or nothing as "no point"."""
+    if not isinstance(p, list | tuple) or not p or any(not isinstance(v, int | float) for v in p):
+        return "no point"
+    if all(v == -100 for v in p):
+        return "no point"
+    return "[" + ", ".join(f"{v:.1f}".rstrip("0").rstrip(".") for v in p) + "]"
+
+
+def diagnosis(preds: list[dict], accuracy: list[float] | None = None) -> str:
+    """In words, what a model's answers on the held-out screens have in common (why a stage failed or succeeded):
+    unparseable answers, the same action or point on every screen, or how often each action type was answered."""
+    n = len(preds)
+    if not n:
+        return "no answers"
+    valid = [p for p in preds if p.get("parse_ok")]
+    if not valid:
+        errors = Counter(str(p.get("parse_error") or p.get("error") or "no answer")[:60] for p in preds)
+        return f"no answer parsed as an action (most common: {errors.most_common(1)[0][0]})"
+    words = []
+    if len(valid) < n:
+        words.append(f"{n - len(valid)} of {n} answers did not parse")
+    actions = Counter(p.get("pred_action") for p in valid)
+    points = Counter(fmt_point(p.get("pred_coord")) for p in valid if p.get("pred_action") == "click")
+    if len(actions) == 1:
+        where = "on every screen" if len(valid) == n else "in every parsed answer"
+        words.append(f"the same action {next(iter(actions))!r} {where}")
+    else:
+        words.append("actions " + ", ".join(f"{a} {c}" for a, c in actions.most_common(4)))
+    if points and len(points) == 1 and sum(points.values()) > 1:
+        words.append(f"the same point {next(iter(points))} on every click")
+    elif points:
+        top, count = points.most_common(1)[0]
+        if count > 1 and count >= 0.5 * sum(points.values()):
+            words.append(f"{count} of {sum(points.values())} clicks at the same point {top}")
+    if accuracy is not None:
+        words.append(f"{int(sum(accuracy))} of {len(accuracy)} answers right by GUI-R1's rule")
+    return "; ".join(words)
 
 
 def failures(out: Path, stage: str, k: int = 8) -> list[dict]:
@@ -178,11 +230,83 @@ def failures(out: Path, stage: str, k: int = 8) -> list[dict]:
     for p, s in zip(preds, scored, strict=False):
         if not p.get("parse_ok") or s["reward"] < 1.0:
             rows.append({"id": p.get("id"), "instruction": p.get("instruction"), "gold": p.get("gt_action"),
-                         "gt_bbox": p.get("gt_bbox"), "pred": (p.get("pred") or "")[:160],
+                         "gt_bbox": fmt_point(p.get("gt_bbox")), "pred": (p.get("pred") or "")[:160],
                          "why": p.get("parse_error") or f"reward {s['reward']:.2f}"})
         if len(rows) >= k:
             break
     return rows
+
+
+def curriculum_section(out: Path) -> dict[str, Any]:
+    """report.json's ``curriculum`` section (names in README "The learning demo"): every stage's accuracy on the
+    same test screens with its 95% interval and per family, each GRPO run's paired gain over its SFT start, online
+    success, the validation learning curves, and in words what each stage answered."""
+    base = out / "curriculum"
+    rows = {st: curriculum.row_accuracy(base / st / "scored.jsonl") for st in curriculum.STAGES}
+    ids0 = rows["after_sft"][0]
+    if any(r[0] != ids0 for r in rows.values()):
+        raise SystemExit("report: the curriculum stages did not answer the same screens in the same order")
+    curves = {"sft": _json(out / "curves" / "sft.json") or [],
+              **{r: _json(out / "curves" / f"grpo_{r}.json") or [] for r in curriculum.GRPO_RUNS}}
+    # The better real GRPO run is chosen on the VALIDATION split (its last curve point), never on the test screens.
+    best = max(curriculum.REAL_GRPO_RUNS, key=lambda r: curves[r][-1][1] if curves[r] else -1.0)
+    online = {st: json.loads((base / st / "rollout" / "summary.json").read_text()) for st in curriculum.STAGES}
+    stages = {}
+    for st in curriculum.STAGES:
+        ids, acc, fams = rows[st]
+        preds = _jsonl(base / st / "predictions" / f"{BENCHMARK}_test.json")
+        stages[st] = {**curriculum.stage_summary(ids, acc, fams), "diagnosis": diagnosis(preds, acc),
+                      "online_success": online[st].get("success_rate")}
+    sft_acc = rows["after_sft"][1]
+    gains = {f"grpo_{r}": curriculum.paired_gain(rows[f"after_grpo_{r}"][1], sft_acc) for r in curriculum.GRPO_RUNS}
+    return {
+        "n_heldout": len(ids0),
+        "n_episodes": online["after_sft"].get("episodes"),
+        "stages": stages,
+        "gains": gains,
+        "online_success": {"random": online["random"].get("success_rate"),
+                           "after_sft": online["after_sft"].get("success_rate"),
+                           "after_grpo_best": online[f"after_grpo_{best}"].get("success_rate")},
+        "best_grpo_run": best,
+        "curves": curves,
+    }
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "-" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def curriculum_markdown(c: dict[str, Any], plot: str | None) -> list[str]:
+    """The curriculum tables (overall with intervals, per family, paired gains) and the learning-curve plot."""
+    fams = sorted({f for st in c["stages"].values() for f in st["per_family"]})
+    lines = ["## Curriculum: does training work?", "",
+             f"{c['n_heldout']} test screens of `curriculum_test` (layout seeds never trained or tuned on) and "
+             f"{c['n_episodes']} online episodes. Accuracy is GUI-R1's rule (action type; click inside the gold box; "
+             "typed text token F1 >= 0.5), in %, with 95% bootstrap intervals over screens. Every GRPO run starts "
+             "from the same SFT checkpoint with the same budget; `shuffled` is the control whose rewards are "
+             "permuted within each batch.", "",
+             "| stage | accuracy | 95% interval | online success | what it answered |", "|---|---|---|---|---|"]
+    for name, st in c["stages"].items():
+        lines.append(f"| {name} | {_pct(st['accuracy'])} | {_ci(st['ci95'])} | {_pct(st['online_success'])} | "
+                     f"{md_cell(st['diagnosis'])} |")
+    lines += ["", "Gain of each GRPO run over its SFT start on the same screens (paired bootstrap, points):", "",
+              "| run | gain | 95% interval |", "|---|---|---|"]
+    for name, g in c["gains"].items():
+        mean = "-" if g["mean"] is None else f"{100 * g['mean']:+.1f}"
+        lines.append(f"| {name} | {mean} | {_ci(g['ci95'])} |")
+    lines += ["", "Per task family (accuracy %):", "", "| stage | " + " | ".join(fams) + " |",
+              "|---|" + "---|" * len(fams)]
+    for name, st in c["stages"].items():
+        lines.append(f"| {name} | " + " | ".join(_pct(st["per_family"].get(f)) for f in fams) + " |")
+    lines += ["", f"Online success of the better real GRPO run (`{c['best_grpo_run']}`, chosen on the validation "
+              "split) is `online_success.after_grpo_best` in report.json.", ""]
+    if plot:
+        lines += [f"![validation accuracy during SFT and GRPO]({plot})", ""]
+    return lines
 
 
 def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path], total_s: float) -> Path:
@@ -197,6 +321,9 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
     loss, reward = sft_loss_curve(out), grpo_reward_curve(parts)
     loss_png = _plot(loss, "SFT loss (LLaMA-Factory)", "loss", out / "plots" / "sft_loss.png")
     reward_png = _plot(reward, "GRPO mean reward (trl, r1gui)", "reward", out / "plots" / "grpo_reward.png")
+    cur = curriculum_section(out)
+    curve_png = curriculum.plot_curves(cur["curves"], cur["stages"]["random"]["accuracy"],
+                                       out / "plots" / "curriculum_curves.png")
     report = {
         "profile": profile,
         "benchmark": BENCHMARK,
@@ -205,6 +332,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
         "baselines": baselines,
         "training": {"sft": {"wall_s": times.get("sft", {}).get("wall_s"), "loss": loss},
                      "grpo": {"wall_s": times.get("grpo", {}).get("wall_s"), "reward": reward, "parts": parts}},
+        "curriculum": cur,
         "times": times,
         "total_wall_s": round(total_s, 1),
     }
@@ -212,11 +340,13 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
 
     s = stages
     lines = [f"# Demo: a tiny Qwen2.5-VL learns the simulated phone (profile `{profile}`)", "",
+             *curriculum_markdown(cur, curve_png), "## Realistic phone screens", "",
              f"Held-out screens: {s['before_sft']['n']} `high` steps of the simulated phone's held-out tasks "
              "(layout seeds and task families never trained on), scored as "
              f"`{BENCHMARK}`; online: `gui-agent rollout --tasks test`. "
-             "SFT and GRPO data: simulated phone train tasks"
-             f"{''.join(f' + {p}' for p in real.values())}.", "",
+             "SFT data: simulated phone train tasks + the curriculum's train tasks"
+             f"{''.join(f' + {p}' for p in real.values())}; GRPO data: the curriculum's train tasks; after_grpo is "
+             "the r1gui GRPO run.", "",
              "| | valid actions | n | strict Type | strict SR | guir1 Type | guir1 SR | mean r1gui reward | "
              "online success | online invalid | wall |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = [(st, s[st]) for st in STAGES] + [(f"baseline: {p} policy", b) for p, b in baselines.items()]
@@ -226,6 +356,10 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
                      f"{_pct(e['strict'].get('sr'))} | {_pct(e['guir1'].get('type'))} | {_pct(e['guir1'].get('sr'))} | "
                      f"{_num(x['mean_reward'])} | {_pct(x['online_success_rate'])} | {_pct(x['online']['invalid_rate'])} "
                      f"| {str(x['wall_s']) + ' s' if 'wall_s' in x else ''} |")
+    lines += ["", "What each model answered on these screens:", ""]
+    for name in STAGES:
+        preds = _jsonl(out / "stages_out" / name / "predictions" / f"{BENCHMARK}_test.json")
+        lines.append(f"- {name}: {md_cell(diagnosis(preds))}")
     delta = None
     if s["after_sft"]["mean_reward"] is not None and s["after_grpo"]["mean_reward"] is not None:
         delta = s["after_grpo"]["mean_reward"] - s["after_sft"]["mean_reward"]
@@ -235,17 +369,19 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
     for png, what in ((loss_png, "SFT loss"), (reward_png, "GRPO reward")):
         if png:
             lines.append(f"![{what}]({png})")
-    lines += ["", "Stage times (s): " + ", ".join(f"{k} {v['wall_s']}{' (reused)' if v['reused'] else ''}"
-                                                  for k, v in times.items()) +
-              f"; {sum(v['wall_s'] for v in times.values()):.0f} s to build in all, {total_s:.0f} s this run.", "",
+    lines += ["", "Stage times (s, wall / cpu): " + ", ".join(
+        f"{k} {v['wall_s']} / {v.get('cpu_s')}{' (reused)' if v['reused'] else ''}" for k, v in times.items()) +
+              f"; {sum(v['wall_s'] for v in times.values()):.0f} s wall "
+              f"({sum(v.get('cpu_s') or 0 for v in times.values()):.0f} s CPU) to build in all, {total_s:.0f} s this run.",
+              "",
               "## Failures after GRPO (held-out screens)", "",
               "Every failed screen with its gold box and predicted point: "
               f"[failure gallery](stages_out/after_grpo/eval/strict/gallery/{BENCHMARK}/index.html); episodes step "
               "by step: [episode gallery](stages_out/after_grpo/rollout/gallery/index.html).", "",
               "| id | instruction | gold | answer | why |", "|---|---|---|---|---|"]
     for f in failures(out, "after_grpo"):
-        cell = f["pred"].replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {f['id']} | {f['instruction']} | {f['gold']} {f['gt_bbox']} | `{cell}` | {f['why']} |")
+        lines.append(f"| {md_cell(f['id'])} | {md_cell(f['instruction'])} | {md_cell(f['gold'])} {f['gt_bbox']} | "
+                     f"{md_code(f['pred'])} | {md_cell(f['why'])} |")
     atomic_write_text(out / "report.md", "\n".join(lines) + "\n")
     return out
 

@@ -26,6 +26,7 @@ second run only rebuilds what changed; ``--fresh`` redoes every stage.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import json
 import os
@@ -45,14 +46,21 @@ require("torch", "transformers", "trl", "datasets", "yaml")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import curriculum  # noqa: E402  (experiments/demo/curriculum.py)
 import report as report_mod  # noqa: E402  (experiments/demo/report.py)
-from handoff import handoff  # noqa: E402
+from handoff import PROCESSOR_FILES, handoff  # noqa: E402
+
+from core.io import atomic_write_text  # noqa: E402
 
 RL = ROOT / ".venvs" / "rl" / "bin"
 LF = ROOT / ".venvs" / "llamafactory" / "bin"
 EVAL_STAGES = ("before_sft", "after_sft", "after_grpo")
 #: The held-out rows are GUI-R1 `high` navigation steps, scored as AndroidControl-high.
 BENCHMARK = "androidcontrol_high"
+#: LLaMA-Factory dataset names of the SFT data (data/lf/<name>).
+LF_DATASETS = {"train": "simphone", "curriculum_train": "curriculum"}
+#: The curriculum settings the data stage depends on.
+CURRICULUM_DATA = ("train_tasks", "val_tasks", "test_tasks")
 
 
 def log(msg: str) -> None:
@@ -72,7 +80,7 @@ def run(cmd: list[Any], log_file: Path, cwd: Path = ROOT, env: dict | None = Non
         assert proc.stdout is not None
         for raw in iter(lambda: proc.stdout.read(4096), b""):
             fh.write(raw.decode("utf-8", "replace"))
-            if show:
+            if show and sys.stderr.isatty():  # progress bars only on a terminal; the log file has everything
                 sys.stderr.buffer.write(raw)
                 sys.stderr.flush()
         code = proc.wait()
@@ -82,34 +90,44 @@ def run(cmd: list[Any], log_file: Path, cwd: Path = ROOT, env: dict | None = Non
 
 
 class Stages:
-    """Stage bookkeeping: ``<out>/stages/<name>.json`` holds the settings hash and the wall time of a finished stage;
-    ``<out>/logs/<name>.log`` the output of its commands."""
+    """Stage bookkeeping: ``<out>/stages/<name>.json`` holds the settings hash, the wall time and the CPU time (user +
+    sys of its child processes: the machine is shared, so wall time is noisy) of a finished stage;
+    ``<out>/logs/<name>.log`` the output of its commands. One line is printed per stage."""
 
-    def __init__(self, out: Path, fresh: bool):
+    def __init__(self, out: Path, fresh: bool, only: list[str] | None = None):
         self.dir = out / "stages"
         self.logs = out / "logs"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.fresh = fresh
+        self.only = only
         self.times: dict[str, dict] = {}
 
     def __call__(self, name: str, settings: Any, outputs: list[Path], fn) -> None:
+        if self.only is not None and not any(fnmatch.fnmatch(name, pattern) for pattern in self.only):
+            return
         key = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
         marker = self.dir / f"{name}.json"
         if not self.fresh and marker.is_file() and all(p.exists() for p in outputs):
             done = json.loads(marker.read_text())
             if done.get("key") == key:
-                self.times[name] = {"wall_s": done["wall_s"], "reused": True}
-                log(f"[demo] {name:<11} reused ({done['wall_s']:.0f} s when built)")
+                self.times[name] = {"wall_s": done["wall_s"], "cpu_s": done.get("cpu_s"), "reused": True}
+                log(f"[demo] {name:<22} reused ({done['wall_s']:.0f} s when built)")
                 return
         marker.unlink(missing_ok=True)
-        (self.logs / f"{name}.log").unlink(missing_ok=True)  # the stage's log holds only its latest run
-        log(f"[demo] {name:<11} ...")
-        t0 = time.monotonic()
+        (self.logs / f"{name.replace('/', '_')}.log").unlink(missing_ok=True)  # a stage's log holds its latest run
+        t0, c0 = time.monotonic(), _children_cpu()
         fn()
-        wall = time.monotonic() - t0
-        marker.write_text(json.dumps({"key": key, "wall_s": round(wall, 1)}))
-        self.times[name] = {"wall_s": round(wall, 1), "reused": False}
-        log(f"[demo] {name:<11} done in {wall:.0f} s")
+        wall, cpu = time.monotonic() - t0, _children_cpu() - c0
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"key": key, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1)}))
+        self.times[name] = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "reused": False}
+        log(f"[demo] {name:<22} done in {wall:.0f} s (cpu {cpu:.0f} s)")
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes (and this one)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def stage_env(cfg: dict) -> dict:
@@ -129,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", type=Path, default=HERE / "config.yaml")
     ap.add_argument("--shared-data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--fresh", action="store_true", help="redo every stage even when its output is current")
+    ap.add_argument("--only", nargs="+", metavar="STAGE", help="build only these stages (shell patterns such as "
+                    "'grpo_*'; the stages they need must be built already) and write no report: independent stages "
+                    "can run as parallel processes on one --out")
     args = ap.parse_args(argv)
 
     import yaml
@@ -141,10 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     env = stage_env(cfg)
     logs = out / "logs"
-    stages = Stages(out, args.fresh)
+    stages = Stages(out, args.fresh, args.only)
     t_start = time.monotonic()
     px = ["--min-pixels", cfg["min_pixels"], "--max-pixels", cfg["max_pixels"]]
     ga = [RL / "gui-agent"]
+    cur = cfg["curriculum"]
 
     data = out / "data"
     # Real screenshots: ``{folder of ../shared/data: gui-agent data convert --from reader}``, the folders present.
@@ -152,64 +174,92 @@ def main(argv: list[str] | None = None) -> int:
             if (args.shared_data / name).is_dir()}
     # Each stage's settings: only what it depends on, so a change rebuilds that stage and the ones after it.
     common = {k: cfg[k] for k in ("seed", "threads", "min_pixels", "max_pixels")}
-    data_key = {**common, "data": cfg["data"], "real": {k: str(v.resolve()) for k, v in real.items()}}
+    data_key = {**common, "data": cfg["data"], "curriculum_data": {k: cur[k] for k in CURRICULUM_DATA},
+                "real": {k: str(v.resolve()) for k, v in real.items()}}
     measure = {"eval": cfg["eval"], "rollout": cfg["rollout"]}
+    cur_measure = {"eval": cfg["eval"], "episodes": cur["episodes"], "max_steps": cur["max_steps"]}
     sft_key = {**data_key, "sft": cfg["sft"]}
-    grpo_key = {**sft_key, "grpo": cfg["grpo"]}
 
     # 1. model
     base = out / "models" / "base"
     stages("model", {"seed": cfg["seed"]}, [base],
-           lambda: run([*ga, "tiny-model", "--output", base, "--seed", cfg["seed"], "--overwrite"], logs / "model.log", env=env))
+           lambda: run([*ga, "tiny-model", "--output", base, "--seed", cfg["seed"], "--overwrite"], logs / "model.log",
+                       env=env))
 
     # 2. data
 
     def build_data() -> None:
         d = cfg["data"]
         world = [*ga, "world", "export", "--levels", "high", "--overwrite"]  # the stage rebuilds its data
-        run([*world, "--split", "train", "--n", d["train_tasks"], "--output", data / "train.parquet"], logs / "data.log", env=env)
+        dlog = logs / "data.log"
+        run([*world, "--split", "train", "--n", d["train_tasks"], "--output", data / "train.parquet"], dlog, env=env)
         run([*world, "--split", "test_seed", "--n", d["heldout_seed_tasks"], "--output", data / "heldout_seed.parquet"],
-            logs / "data.log", env=env)
+            dlog, env=env)
         run([*world, "--split", "test_family", "--n", d["heldout_family_tasks"], "--output",
-             data / "heldout_family.parquet"], logs / "data.log", env=env)
+             data / "heldout_family.parquet"], dlog, env=env)
         # One held-out parquet (both splits) so infer/eval/score see one file.
         run([RL / "python", HERE / "report.py", "concat", data / "heldout.parquet", data / "heldout_seed.parquet",
-             data / "heldout_family.parquet"], logs / "data.log", env=env)
+             data / "heldout_family.parquet"], dlog, env=env)
+        # The curriculum: train, validation (settings and curves) and test (the reported numbers) layout seeds.
+        for split in ("train", "val", "test"):
+            run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], "--output",
+                 data / f"curriculum_{split}.parquet"], dlog, env=env)
         conv = [*ga, "data", "convert", "--from", "unified", *px, "--overwrite"]
-        run([*conv, "--to", "llamafactory", "--input", data / "train.parquet", "--output", data / "lf" / "simphone",
-             "--name", "simphone"], logs / "data.log", env=env)
-        run([*conv, "--to", "vlmr1", "--input", data / "train.parquet", "--output", data / "vlmr1", "--name", "train"],
-            logs / "data.log", env=env)
-        run([*conv, "--to", "vlmr1", "--input", data / "heldout.parquet", "--output", data / "vlmr1", "--name",
-             "heldout"], logs / "data.log", env=env)
+        for name in ("train", "curriculum_train"):
+            run([*conv, "--to", "llamafactory", "--input", data / f"{name}.parquet", "--output",
+                 data / "lf" / LF_DATASETS[name], "--name", LF_DATASETS[name]], dlog, env=env)
+        for name in ("train", "heldout", "curriculum_train", "curriculum_val", "curriculum_test"):
+            run([*conv, "--to", "vlmr1", "--input", data / f"{name}.parquet", "--output", data / "vlmr1", "--name",
+                 name], dlog, env=env)
         for name, folder in real.items():
             reader = ["data", "convert", "--from", cfg["data"]["real"][name], "--input", folder, *px, "--overwrite"]
-            run([*ga, *reader, "--to", "llamafactory", "--output", data / "lf" / name, "--name", name],
-                logs / "data.log", env=env)
-            run([*ga, *reader, "--to", "vlmr1", "--output", data / "vlmr1", "--name", name], logs / "data.log", env=env)
+            run([*ga, *reader, "--to", "llamafactory", "--output", data / "lf" / name, "--name", name], dlog, env=env)
+            run([*ga, *reader, "--to", "vlmr1", "--output", data / "vlmr1", "--name", name], dlog, env=env)
 
-    stages("data", data_key,
-           [data / "heldout.parquet", data / "lf" / "dataset_info.json", data / "vlmr1" / "train.hf"], build_data)
+    stages("data", data_key, [data / "heldout.parquet", data / "lf" / "dataset_info.json",
+                              data / "vlmr1" / "curriculum_test.jsonl"], build_data)
 
     # 3-5. evaluations and training
-    models = {"before_sft": base, "after_sft": out / "models" / "sft", "after_grpo": out / "models" / "grpo"}
+    grpo_runs = list(cfg["grpo"]["runs"])
+    models = {"before_sft": base, "after_sft": out / "models" / "sft",
+              **{f"after_grpo_{r}": out / "models" / f"grpo_{r}" for r in grpo_runs}}
+    models["after_grpo"] = models["after_grpo_r1gui"]  # the realistic-phone table's GRPO model: GUI-R1's reward
 
-    def evaluate(sdir: Path, log_file: Path, *, model: Path | None = None, baseline: str | None = None) -> None:
-        """The held-out screens and episodes answered by the hf ``model``, or without one by the ``baseline``
-        (random / centre)."""
+    def evaluate(sdir: Path, log_file: Path, *, model: Path | None = None, baseline: str | None = None,
+                 heldout: str = "heldout", tasks: str = "test", episodes: int | None = None,
+                 max_steps: int | None = None, full_eval: bool = True) -> None:
+        """The held-out screens ``data/<heldout>.parquet`` and the online episodes of ``tasks`` answered by the hf
+        ``model``, or without one by the ``baseline`` (random / centre); ``full_eval`` adds GUI-R1's evaluator in
+        both metric modes."""
         shutil.rmtree(sdir, ignore_errors=True)
         pred = sdir / "predictions" / f"{BENCHMARK}_test.json"
         e, r = cfg["eval"], cfg["rollout"]
         hf = ["--backend", "hf", "--model", model, "--max-new-tokens", e["max_new_tokens"], "--device", "cpu"]
         run([*ga, "infer", *(hf if model else ["--backend", "baseline", "--model", baseline]), "--input",
-             data / "heldout.parquet", "--output", pred, *px, "--batch-size", e["batch_size"], "--seed", cfg["seed"]],
+             data / f"{heldout}.parquet", "--output", pred, *px, "--batch-size", e["batch_size"], "--seed", cfg["seed"]],
             log_file, env=env, show=model is not None)
-        run(["bash", ROOT / "experiments/guir1/eval.sh", pred.parent, sdir / "eval"], log_file, env=env)
-        run([RL / "python", HERE / "report.py", "score", pred, data / "vlmr1" / "heldout.jsonl", sdir / "scored.jsonl"],
-            log_file, env=env)
-        run([*ga, "rollout", *(hf if model else ["--policy", baseline]), "--env", "sim-phone", "--tasks", "test",
-             "--episodes", r["episodes"], "--max-steps", r["max_steps"], "--seed", cfg["seed"], *px, "--output",
-             sdir / "rollout"], log_file, env=env, show=model is not None)
+        if full_eval:
+            run(["bash", ROOT / "experiments/guir1/eval.sh", pred.parent, sdir / "eval"], log_file, env=env)
+        run([RL / "python", HERE / "report.py", "score", pred, data / "vlmr1" / f"{heldout}.jsonl",
+             sdir / "scored.jsonl"], log_file, env=env)
+        if episodes == 0:
+            return
+        run([*ga, "rollout", *(hf if model else ["--policy", baseline]), "--env", "sim-phone", "--tasks", tasks,
+             "--episodes", episodes or r["episodes"], "--max-steps", max_steps or r["max_steps"], "--seed", cfg["seed"],
+             *px, "--output", sdir / "rollout"], log_file, env=env, show=model is not None)
+
+    def curve(checkpoints: Path, name: str, processor_from: Path) -> None:
+        """Validation accuracy of every ``checkpoint-<step>`` under ``checkpoints`` (the curve of run ``name``)."""
+        points = []
+        for ckpt in sorted(checkpoints.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1])):
+            for f in PROCESSOR_FILES:  # trainers save the weights; inference also needs the processor
+                if not (ckpt / f).exists() and (processor_from / f).exists():
+                    shutil.copy2(processor_from / f, ckpt / f)
+            sdir = out / "curves" / name / ckpt.name
+            evaluate(sdir, logs / f"curve_{name}.log", model=ckpt, heldout="curriculum_val", episodes=0,
+                     full_eval=False)
+            points.append([int(ckpt.name.rsplit("-", 1)[1]), curriculum.curve_accuracy(sdir / "scored.jsonl")])
+        atomic_write_text(out / "curves" / f"{name}.json", json.dumps(points) + "\n")
 
     def evaluate_model(stage: str) -> None:
         evaluate(out / "stages_out" / stage, logs / f"{stage}.log", model=models[stage])
@@ -224,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         s = cfg["sft"]
         raw = out / "models" / "sft-llamafactory"
         shutil.rmtree(raw, ignore_errors=True)
-        datasets = ",".join(["simphone", *real])
+        datasets = ",".join([LF_DATASETS["train"], LF_DATASETS["curriculum_train"], *real])
         overrides = {**s["overrides"], "model_name_or_path": base, "dataset": datasets,
                      "dataset_dir": data / "lf", "output_dir": raw, "template": "qwen2_vl",
                      "image_max_pixels": cfg["max_pixels"], "image_min_pixels": cfg["min_pixels"],
@@ -233,25 +283,39 @@ def main(argv: list[str] | None = None) -> int:
                      "bf16": "false", "deepspeed": "null", "dataloader_num_workers": 0, "preprocessing_num_workers": 1}
         run([LF / "llamafactory-cli", "train", ROOT / s["yaml"], *[f"{k}={v}" for k, v in overrides.items()]],
             logs / "sft.log", cwd=ROOT / "LLaMA-Factory", env=env, show=True)
+        if not sys.stderr.isatty():  # in-process loading: no progress bars off a terminal
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
         handoff(raw, models["after_sft"], processor_from=base)
+        curve(raw, "sft", base)
 
-    stages("sft", sft_key, [models["after_sft"], out / "models" / "sft-llamafactory"], sft)
-    stages("after_sft", {**sft_key, **measure}, eval_outputs("after_sft"),
-           lambda: evaluate_model("after_sft"))
+    stages("sft", sft_key, [models["after_sft"], out / "models" / "sft-llamafactory", out / "curves" / "sft.json"],
+           sft)
+    stages("after_sft", {**sft_key, **measure}, eval_outputs("after_sft"), lambda: evaluate_model("after_sft"))
 
-    def grpo() -> None:
+    def grpo(run_name: str) -> None:
         g = cfg["grpo"]
-        shutil.rmtree(models["after_grpo"], ignore_errors=True)
-        flags = {**g["flags"], "seed": cfg["seed"], "bf16": "false", "use_cpu": "true", "use_vllm": "false",
-                 "dataloader_num_workers": 0, "report_to": "none", "min_pixels": cfg["min_pixels"],
-                 "max_pixels": cfg["max_pixels"]}
+        dst = models[f"after_grpo_{run_name}"]
+        shutil.rmtree(dst, ignore_errors=True)
+        flags = {**g["flags"], **(g["runs"][run_name] or {}), "seed": cfg["seed"], "bf16": "false",
+                 "use_cpu": "true", "use_vllm": "false", "dataloader_num_workers": 0, "report_to": "none",
+                 "min_pixels": cfg["min_pixels"], "max_pixels": cfg["max_pixels"]}
+        args = []
+        for k, v in flags.items():
+            args += [f"--{k}", *(v if isinstance(v, list) else [v])]
         run([RL / "python", ROOT / "VLM-R1/grpo.py", "--config", ROOT / g["recipe"], "--model_name_or_path",
-             models["after_sft"], "--dataset", ":".join(str(data / "vlmr1" / f"{d}.hf") for d in ["train", *real]),
-             "--output_dir", models["after_grpo"],
-             *[a for k, v in flags.items() for a in (f"--{k}", v)]], logs / "grpo.log", env=env, show=True)
+             models["after_sft"], "--dataset", data / "vlmr1" / "curriculum_train.hf", "--output_dir", dst, *args],
+            logs / f"grpo_{run_name}.log", env=env, show=True)
+        curve(dst, f"grpo_{run_name}", models["after_sft"])
 
-    stages("grpo", grpo_key, [models["after_grpo"] / "config.json"], grpo)
-    stages("after_grpo", {**grpo_key, **measure}, eval_outputs("after_grpo"),
+    # Each GRPO run's settings: the shared flags and its own (a change to one run rebuilds only that run).
+    grpo_keys = {r: {**sft_key, "grpo": {k: v for k, v in cfg["grpo"].items() if k != "runs"},
+                     "run": cfg["grpo"]["runs"][r]} for r in grpo_runs}
+    for r in grpo_runs:
+        stages(f"grpo_{r}", grpo_keys[r], [models[f"after_grpo_{r}"] / "config.json",
+                                           out / "curves" / f"grpo_{r}.json"], lambda r=r: grpo(r))
+    stages("after_grpo", {**grpo_keys["r1gui"], **measure}, eval_outputs("after_grpo"),
            lambda: evaluate_model("after_grpo"))
 
     def baselines() -> None:
@@ -261,6 +325,21 @@ def main(argv: list[str] | None = None) -> int:
     stages("baselines", {**data_key, **measure}, [p for b in report_mod.BASELINES for p in eval_outputs(f"baselines/{b}")],
            baselines)
 
+    # 6. the curriculum's test screens and episodes, each stage on the same screens
+    def evaluate_curriculum(stage: str) -> None:
+        model = None if stage == "random" else models[stage]
+        evaluate(out / "curriculum" / stage, logs / f"curriculum_{stage}.log", model=model,
+                 baseline="random" if model is None else None, heldout="curriculum_test", tasks="curriculum_test",
+                 episodes=cur["episodes"], max_steps=cur["max_steps"], full_eval=False)
+
+    for stage in curriculum.STAGES:
+        trained = {"random": data_key, "after_sft": sft_key}.get(stage) or grpo_keys[stage.removeprefix("after_grpo_")]
+        key = {**trained, **cur_measure, "stage": stage}
+        outputs = [out / "curriculum" / stage / "scored.jsonl", out / "curriculum" / stage / "rollout" / "summary.json"]
+        stages(f"curriculum/{stage}", key, outputs, lambda stage=stage: evaluate_curriculum(stage))
+
+    if args.only is not None:
+        return 0
     folder = report_mod.write_report(out, profile=args.profile, times=stages.times, real=real,
                                      total_s=time.monotonic() - t_start)
     print(folder)
