@@ -79,7 +79,10 @@ def test_report_json_schema_and_numbers(demo_run) -> None:
         if policy == "centre":
             assert {p["pred_action"] for p in preds} == {"click"}
     loss = report["training"]["sft"]["loss"]
-    assert [step for step, _ in loss] == list(range(1, 61)) and all(v > 0 for _, v in loss)
+    import yaml
+
+    steps = yaml.safe_load((ROOT / "experiments" / "demo" / "config.yaml").read_text())["ci"]["sft"]["overrides"]["max_steps"]
+    assert [step for step, _ in loss] == list(range(1, steps + 1)) and all(v > 0 for _, v in loss)
     grpo = report["training"]["grpo"]
     fmt, acc = grpo["parts"]["r1gui_format"], grpo["parts"]["r1gui_accuracy"]
     assert len(grpo["reward"]) == len(fmt) == len(acc) == 2  # one entry per GRPO step
