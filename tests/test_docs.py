@@ -51,7 +51,9 @@ def test_readme_keeps_the_marked_demo_results_block():
     text = README.read_text(encoding="utf-8")
     start, end = text.find("<!-- demo-results -->"), text.find("<!-- /demo-results -->")
     assert 0 <= start < end, "README.md lost its <!-- demo-results --> ... <!-- /demo-results --> block"
-    assert "| before_sft" in text[start:end]
+    block = text[start:end]
+    assert all(f"| {stage}" in block for stage in ("random policy", "after SFT", "after GRPO r1gui",
+                                                    "after GRPO Gaussian", "after GRPO shuffled"))
 
 
 def test_every_relative_link_in_readme_and_docs_exists():
