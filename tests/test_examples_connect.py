@@ -94,7 +94,8 @@ def test_eval_compare_labels_columns_with_the_run_names(predictions, tmp_path):
     assert md.read_text().splitlines()[0].split("|")[1:-1] == [" Benchmark ", " Metric ", " centre ", " random ",
                                                                 " Δ "]
     # Two runs of one name (two checkpoints both called `huggingface`) are told apart by their files.
-    same = gui_agent("eval-compare", str(reports["centre"]), str(reports["centre"]), "--markdown", str(md))
+    same = gui_agent("eval-compare", str(reports["centre"]), str(reports["centre"]), "--markdown", str(md),
+                     "--overwrite")
     assert same.returncode == 0
     assert md.read_text().splitlines()[0].split("|")[3:5] == [f" {reports['centre']} "] * 2
 
