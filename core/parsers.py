@@ -810,24 +810,8 @@ def parse_pyautogui(text: str, *, strict: bool = False, max_chars: int = 1_000_0
 
 def _parse_json(text: str, strict: bool) -> ParseResult:
     tol: list[str] = []
-    body = text.strip()
-    fence = _between(body, "```", "```")
-    if fence is not None and fence[2]:
-        tol.append(TOL_CODE_FENCE)
-        inner = fence[0]
-        body = (inner[4:] if inner[:4].lower() == "json" else inner).strip()
-    starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
-    if not starts:
-        raise _ParseError("no JSON object")
-    start = min(starts)
-    if len(body) - start > MAX_PAYLOAD_CHARS:
-        raise _ParseError(f"too long (JSON of {len(body) - start} chars)")
-    p = _LiteralParser(body)
-    value, end = p.parse_prefix(start)
-    if start > 0 or end != len(body):
-        tol.append(TOL_SURROUNDING_TEXT)
-    tol.extend(_quote_tolerances(p.features, "dq"))
-    if "\n" in body[start:end].strip():
+    value, pretty = _first_literal(text, tol)
+    if pretty:
         tol.append(TOL_PRETTY)
     items = value if isinstance(value, list) else [value]
     if not items:
@@ -1027,8 +1011,9 @@ def parse_os_atlas(text: str, *, strict: bool = False, max_chars: int = 1_000_00
     return _guarded("os_atlas", _parse_os_atlas, text, strict, max_chars)
 
 
-def _first_literal(text: str, tol: list[str]) -> Any:
-    """The first JSON/Python literal of ``text`` (inside a code fence when there is one)."""
+def _first_literal(text: str, tol: list[str]) -> tuple[Any, bool]:
+    """The first JSON/Python literal of ``text`` (inside a code fence when there is one), and whether it is written
+    over several lines."""
     body = text.strip()
     fence = _between(body, "```", "```")
     if fence is not None and fence[2]:
@@ -1046,14 +1031,14 @@ def _first_literal(text: str, tol: list[str]) -> Any:
     if start > 0 or end != len(body):
         tol.append(TOL_SURROUNDING_TEXT)
     tol.extend(_quote_tolerances(p.features, "dq"))
-    return value
+    return value, "\n" in body[start:end].strip()
 
 
 def _parse_qwen_grounding(text: str, strict: bool) -> ParseResult:
     if "<tool_call>" in text:  # an agent answer of the same models: Qwen's function-call format
         return _parse_tool_call(text, strict)
     tol: list[str] = []
-    value = _first_literal(text, tol)
+    value, _ = _first_literal(text, tol)
     items = value if isinstance(value, list) else [value]
     for item in items[:16]:
         if isinstance(item, dict) and ("bbox_2d" in item or "point_2d" in item):
