@@ -288,6 +288,23 @@ GUI_DESKTOP = _guir1(
 GUIR1_INFERENCE = replace(GUIR1_ANDROIDCONTROL, name="guir1-inference",
                           description="GUI-R1 generic evaluation prompt (= the AndroidControl one).")
 
+@dataclass(frozen=True)
+class ShortGuiR1Template(GuiR1Template):
+    """GUI-R1's answer format after a one-line prompt: ``Task: <instruction>`` and then the screenshot, nothing else.
+    The screenshot comes last, so the answer starts at the same distance from every image token whatever the
+    instruction's length (a model trained from random weights learns positions through relative attention only)."""
+
+    def text(self, step: Step) -> str:
+        return f"Task: {step.instruction}\n{IMAGE_PLACEHOLDER}"
+
+
+GUIR1_SHORT = ShortGuiR1Template(
+    name="guir1-short", answer_format="guir1", frame=Frame.RESIZED, actions=GUIR1_HIGH.actions,
+    description="This project's short prompt in GUI-R1's answer format (not from GUI-R1): the instruction, then the "
+    "screenshot; for models trained from random weights (the demo's curriculum), where GUI-R1's 380-token prompt "
+    "would be most of every example.", **_TRAIN)
+
+
 
 # ------------------------------------------------------------------------------------------------ Qwen3-VL
 
@@ -390,7 +407,8 @@ QWEN3VL_MOBILE_USE = Qwen3VLMobileTemplate(
 
 TEMPLATES: dict[str, PromptTemplate] = {t.name: t for t in (
     GUIR1_HIGH, GUIR1_LOW, GUIR1_GROUNDING, GUIR1_INFERENCE, GUIR1_ANDROIDCONTROL, GUIR1_GUIODYSSEY,
-    GUIR1_GUIACT_WEB, GUIR1_OMNIACT_WEB, GUIR1_OMNIACT_DESKTOP, GUIR1_SCREENSPOT, GUI_DESKTOP, QWEN3VL_MOBILE_USE)}
+    GUIR1_GUIACT_WEB, GUIR1_OMNIACT_WEB, GUIR1_OMNIACT_DESKTOP, GUIR1_SCREENSPOT, GUI_DESKTOP, GUIR1_SHORT,
+    QWEN3VL_MOBILE_USE)}
 
 
 import core.model_prompts  # noqa: E402,F401  (registers the public models' templates in TEMPLATES)
@@ -418,6 +436,7 @@ def default_template_for(step: Step) -> str:
 
 
 __all__ = [
-    "GuiR1Template", "IMAGE_PLACEHOLDER", "PromptTemplate", "Qwen3VLMobileTemplate", "TEMPLATES", "TemplateError",
+    "GuiR1Template", "IMAGE_PLACEHOLDER", "PromptTemplate", "Qwen3VLMobileTemplate", "ShortGuiR1Template", "TEMPLATES",
+    "TemplateError",
     "default_template_for", "describe_action", "get_template", "mobile_use_tool", "render_guir1_history",
 ]
