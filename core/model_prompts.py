@@ -82,8 +82,9 @@ call_user() # Submit the task and call the user when the task is unsolvable, or 
 
 ## User Instruction
 """
-#: UI-TARS 1.0 has no published grounding prompt; this is the query third-party UI-TARS grounding evaluations send
-#: (e.g. the GUI-R1-style inference scripts found in public forks); NOT from bytedance/UI-TARS.
+#: UI-TARS 1.0 grounding query: bytedance/UI-TARS @ 582f3a7 README_v1.md ("For single step grounding task or
+#: inference on grounding dataset such as Seeclick"; the same text in README.md @ 9d3cc9c): the screenshot, then
+#: this text + the instruction, in one user turn.
 UITARS_GROUNDING = "Output only the coordinate of one point in your response. What element matches the following task: "
 
 #: UI-TARS-1.5 prompts: bytedance/UI-TARS @ 582f3a7 codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO,
@@ -457,7 +458,7 @@ MODEL_TEMPLATES: tuple[ModelPromptTemplate, ...] = (
        "UI-TARS 1.0 computer prompt (bytedance/UI-TARS @ f0995c0 README.md).", UITARS_COMPUTER + "{instruction}",
        image_first=False, **_UITARS),
     _t("uitars-grounding", "uitars", Frame.GRID1000, _GROUNDING,
-       "UI-TARS 1.0 grounding query used by third-party evaluations (no official one published).",
+       "UI-TARS 1.0 grounding query (bytedance/UI-TARS @ 582f3a7 README_v1.md, single-step grounding).",
        UITARS_GROUNDING + "{instruction}", **_UITARS),
     _t("uitars15-mobile", "uitars", Frame.RESIZED, _UITARS_MOBILE_ACTIONS,
        "UI-TARS-1.5 MOBILE_USE_DOUBAO (bytedance/UI-TARS @ 582f3a7 codes/ui_tars/prompt.py).", UITARS15_MOBILE,

@@ -116,7 +116,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         Generation(max_new_tokens=128, temperature=0.0),
         min_pixels=100 * 28 * 28, max_pixels=16384 * 28 * 28,
         sources={"prompt": f"{UITARS_REPO} @ f0995c0 README.md 'Prompt Templates' (mobile, computer); grounding: "
-                           "third-party query, no official one",
+                           f"{UITARS_REPO} @ 582f3a7 README_v1.md single-step grounding script (screenshot first)",
                  "generation": f"{UITARS_REPO} @ f0995c0 README.md: max_tokens=128 (temperature not given: greedy "
                                "here; the README also sets frequency_penalty=1, which has no equivalent here)",
                  "pixels": _UITARS_PIXELS,

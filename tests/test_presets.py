@@ -390,6 +390,21 @@ def test_dry_run_prints_requests_and_loads_no_model(bench_dir, tmp_path):
     assert "## User Instruction\n" in content and "<image>" not in content[:-7]
 
 
+def test_dry_run_uitars_grounding_is_the_readme_v1_script(bench_dir, tmp_path):
+    """UI-TARS 1.0 grounding as bytedance/UI-TARS README_v1.md sends it: one user turn, the screenshot, then
+    the fixed query + the instruction; max_tokens=128."""
+    res = runner.invoke(app, ["infer", "--backend", "hf", "--model", "m", "--input",
+                              str(bench_dir / "screenspot_test.parquet"), "--output", str(tmp_path / "o.json"),
+                              "--preset", "uitars", "--dry-run", "--limit", "1"])
+    assert res.exit_code == 0, res.output
+    r = json.loads(next(x for x in res.stdout.splitlines() if x.startswith("{")))
+    (message,) = r["messages"]
+    assert message["role"] == "user" and r["template"] == "uitars-grounding"
+    assert message["content"].startswith("<image>Output only the coordinate of one point in your response. What "
+                                         "element matches the following task: ")
+    assert r["generation"]["max_new_tokens"] == 128
+
+
 def test_infer_unknown_preset_is_usage_error(bench_dir, tmp_path):
     res = _infer("--input", str(bench_dir / "screenspot_test.parquet"), "--output", str(tmp_path / "o.json"),
                  "--preset", "gpt")
