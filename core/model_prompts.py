@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from core.actions import Action
+from core.actions import Action, scroll_to_swipe
 from core.geometry import QWEN3VL_FACTOR, Frame, ImageGeometry
 from core.prompts import IMAGE_PLACEHOLDER, TEMPLATES, PromptTemplate, TemplateError, _qwen_history
 from core.schema import Step
@@ -82,8 +82,9 @@ call_user() # Submit the task and call the user when the task is unsolvable, or 
 
 ## User Instruction
 """
-#: UI-TARS 1.0 has no published grounding prompt; this is the query third-party UI-TARS grounding evaluations send
-#: (e.g. the GUI-R1-style inference scripts found in public forks); NOT from bytedance/UI-TARS.
+#: UI-TARS 1.0 grounding query: bytedance/UI-TARS @ 582f3a7 README_v1.md ("For single step grounding task or
+#: inference on grounding dataset such as Seeclick"; the same text in README.md @ 9d3cc9c): the screenshot, then
+#: this text + the instruction, in one user turn.
 UITARS_GROUNDING = "Output only the coordinate of one point in your response. What element matches the following task: "
 
 #: UI-TARS-1.5 prompts: bytedance/UI-TARS @ 582f3a7 codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO,
@@ -251,6 +252,35 @@ Instruction: {instruction}
 Previous actions:
 {history}
 """
+#: Aguvis mobile agent system message: xlang-ai/aguvis @ c711282 src/aguvis/constants.py ``agent_system_message``
+#: (the grounding sentence, then one ``- <json.dumps(function)>`` line per mobile plugin function, in this order).
+#: ``src/aguvis/serve/cli.py`` sends it for the agent modes with the same user text as grounding (screenshot first;
+#: previous actions as "Step 1: ..." lines, "None" when there are none).
+AGUVIS_MOBILE_FUNCTIONS: tuple[dict, ...] = (
+    {"name": "mobile.swipe", "description": "Swipe on the screen", "parameters": {
+        "type": "object", "properties": {
+            "from_coord": {"type": "array", "items": {"type": "number"},
+                           "description": "The starting coordinates of the swipe"},
+            "to_coord": {"type": "array", "items": {"type": "number"},
+                         "description": "The ending coordinates of the swipe"}},
+        "required": ["from_coord", "to_coord"]}},
+    {"name": "mobile.home", "description": "Press the home button"},
+    {"name": "mobile.back", "description": "Press the back button"},
+    {"name": "mobile.wait", "description": "wait for the change to happen", "parameters": {
+        "type": "object", "properties": {"seconds": {"type": "number", "description": "The seconds to wait"}},
+        "required": ["seconds"]}},
+    {"name": "mobile.long_press", "description": "Long press on the screen", "parameters": {
+        "type": "object", "properties": {
+            "x": {"type": "number", "description": "The x coordinate of the long press"},
+            "y": {"type": "number", "description": "The y coordinate of the long press"}},
+        "required": ["x", "y"]}},
+    {"name": "mobile.open_app", "description": "Open an app on the device", "parameters": {
+        "type": "object", "properties": {
+            "app_name": {"type": "string", "description": "The name of the app to open"}},
+        "required": ["app_name"]}},
+)
+AGUVIS_AGENT_SYSTEM = (AGUVIS_GROUNDING_SYSTEM + "\n\nYou have access to the following functions:\n"
+                       + "".join(f"- {json.dumps(f)}\n" for f in AGUVIS_MOBILE_FUNCTIONS))
 
 
 _FIELD = re.compile(r"\{(instruction|history)\}")
@@ -383,6 +413,11 @@ def _write_pyautogui(t: ModelPromptTemplate, a: Action, geometry: ImageGeometry)
         return "mobile.home()"
     if a.type == "press_back":
         return "mobile.back()"
+    if a.type == "scroll" and a.direction:  # a swipe of the finger; the content moves the other way
+        start, end = (t._xy(p, geometry) for p in scroll_to_swipe(a.direction, geometry.width, geometry.height))
+        return f"mobile.swipe(from_coord=[{start[0]}, {start[1]}], to_coord=[{end[0]}, {end[1]}])"
+    if a.type == "wait":
+        return f"mobile.wait(seconds={a.duration or 2:g})"
     if a.type in ("complete", "impossible"):
         return f"terminate(status={'success' if a.type == 'complete' else 'failure'!r})"
     return None
@@ -396,6 +431,9 @@ _UITARS_MOBILE_ACTIONS = ("click", "long_press", "type", "scroll", "open_app", "
                           "complete")
 _UITARS_COMPUTER_ACTIONS = ("click", "doubleclick", "rightclick", "drag", "hotkey", "type", "scroll", "wait",
                             "complete", "impossible")
+#: Aguvis mobile: pyautogui.click / write plus the mobile.* functions of its agent system message.
+_AGUVIS_MOBILE_ACTIONS = ("click", "long_press", "type", "scroll", "open_app", "press_back", "press_home", "wait",
+                          "complete")
 _OS_ATLAS_ACTIONS = ("click", "type", "scroll", "press_back", "press_home", "open_app", "wait", "complete",
                      "long_press")
 
@@ -420,7 +458,7 @@ MODEL_TEMPLATES: tuple[ModelPromptTemplate, ...] = (
        "UI-TARS 1.0 computer prompt (bytedance/UI-TARS @ f0995c0 README.md).", UITARS_COMPUTER + "{instruction}",
        image_first=False, **_UITARS),
     _t("uitars-grounding", "uitars", Frame.GRID1000, _GROUNDING,
-       "UI-TARS 1.0 grounding query used by third-party evaluations (no official one published).",
+       "UI-TARS 1.0 grounding query (bytedance/UI-TARS @ 582f3a7 README_v1.md, single-step grounding).",
        UITARS_GROUNDING + "{instruction}", **_UITARS),
     _t("uitars15-mobile", "uitars", Frame.RESIZED, _UITARS_MOBILE_ACTIONS,
        "UI-TARS-1.5 MOBILE_USE_DOUBAO (bytedance/UI-TARS @ 582f3a7 codes/ui_tars/prompt.py).", UITARS15_MOBILE,
@@ -448,6 +486,10 @@ MODEL_TEMPLATES: tuple[ModelPromptTemplate, ...] = (
     _t("aguvis-grounding", "pyautogui", Frame.NORMALIZED, _GROUNDING,
        "Aguvis grounding system message + user instruction (xlang-ai/aguvis @ c711282 src/aguvis/constants.py).",
        AGUVIS_USER, system=AGUVIS_GROUNDING_SYSTEM),
+    _t("aguvis-mobile", "pyautogui", Frame.NORMALIZED, _AGUVIS_MOBILE_ACTIONS,
+       "Aguvis mobile agent system message (plugin functions) + user instruction with previous actions "
+       "(xlang-ai/aguvis @ c711282 src/aguvis/constants.py, src/aguvis/serve/cli.py).",
+       AGUVIS_USER, system=AGUVIS_AGENT_SYSTEM),
 )
 
 TEMPLATES.update({t.name: t for t in MODEL_TEMPLATES})

@@ -116,7 +116,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         Generation(max_new_tokens=128, temperature=0.0),
         min_pixels=100 * 28 * 28, max_pixels=16384 * 28 * 28,
         sources={"prompt": f"{UITARS_REPO} @ f0995c0 README.md 'Prompt Templates' (mobile, computer); grounding: "
-                           "third-party query, no official one",
+                           f"{UITARS_REPO} @ 582f3a7 README_v1.md single-step grounding script (screenshot first)",
                  "generation": f"{UITARS_REPO} @ f0995c0 README.md: max_tokens=128 (temperature not given: greedy "
                                "here; the README also sets frequency_penalty=1, which has no equivalent here)",
                  "pixels": _UITARS_PIXELS,
@@ -186,13 +186,15 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                            "(pretrain/screenspot_test.py)"}),
     Preset(
         "aguvis", "Aguvis (7B / 72B, Qwen2-VL)", "pyautogui", Frame.NORMALIZED,
-        {"grounding": "aguvis-grounding"},
+        {"grounding": "aguvis-grounding", "navigation": "aguvis-mobile"},
         Generation(max_new_tokens=1024, temperature=0.0),
-        sources={"prompt": "xlang-ai/aguvis @ c711282 src/aguvis/constants.py (grounding_system_message, "
-                           "user_instruction)",
+        sources={"prompt": "xlang-ai/aguvis @ c711282 src/aguvis/constants.py (grounding_system_message; "
+                           "agent_system_message with the mobile plugin functions for navigation; "
+                           "user_instruction) as src/aguvis/serve/cli.py sends them",
                  "generation": "xlang-ai/aguvis @ c711282 src/aguvis/serve/cli.py: temperature=0, max_new_tokens=1024",
                  "pixels": _PROCESSOR_DEFAULT,
-                 "answer": "pyautogui.click(x=0.49, y=0.40), fractions of the screenshot"}),
+                 "answer": "pyautogui.click(x=0.49, y=0.40), mobile.swipe(from_coord=[..], to_coord=[..]), "
+                           "mobile.back() ...: fractions of the screenshot"}),
 )}
 
 

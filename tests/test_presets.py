@@ -89,6 +89,19 @@ WRITTEN = [
     ("seeclick", "<box>(100,200),(300,400)</box>", "click", (0.2, 0.3)),
     # Aguvis pyautogui (README examples)
     ("pyautogui", "pyautogui.click(x=0.8102, y=0.9463)", "click", (0.8102, 0.9463)),
+    # Aguvis mobile agent: the plugin functions of its agent system message (xlang-ai/aguvis constants.py), as
+    # serve/cli.py's self-plan decode leaves the two assistant turns (<|im_start|>, <|recipient|> skipped)
+    ("pyautogui", "all\nAction: tap the Clock icon\nassistantos\npyautogui.click(x=0.6070, y=0.4984)", "click",
+     (0.6070, 0.4984)),
+    ("pyautogui", "mobile.swipe(from_coord=[0.5074, 0.5411], to_coord=[0.5789, 0.0011])", "swipe", (0.5074, 0.5411)),
+    ("pyautogui", "mobile.home()", "press_home", None),
+    ("pyautogui", "mobile.back()", "press_back", None),
+    ("pyautogui", "mobile.wait(seconds=3)", "wait", None),
+    ("pyautogui", "mobile.long_press(x=0.25, y=0.75)", "long_press", (0.25, 0.75)),
+    ("pyautogui", "mobile.open_app(app_name='Clock')", "open_app", None),
+    ("pyautogui", "pyautogui.write(message='alarm 7am')", "type", None),
+    ("pyautogui", "mobile.terminate(status='success')", "complete", None),
+    ("pyautogui", "terminate(status='failure')", "impossible", None),
 ]
 
 
@@ -266,6 +279,82 @@ def test_infer_preset_navigation(preset, bench_dir, tmp_path):
     assert all(r["parse_ok"] and r["pred_action"] == "click" for r in rows), rows
 
 
+def test_dry_run_aguvis_navigation_prompt(bench_dir, tmp_path):
+    """Aguvis on an AndroidControl-style file: its agent system message with the mobile plugin functions, then the
+    screenshot and user_instruction with the previous actions as "Step i: ..." lines ("None" on the first step)."""
+    from core.model_prompts import AGUVIS_AGENT_SYSTEM, AGUVIS_GROUNDING_SYSTEM
+
+    res = runner.invoke(app, ["infer", "--backend", "hf", "--model", "m", "--input",
+                              str(bench_dir / "androidcontrol_high_test.parquet"), "--output",
+                              str(tmp_path / "o.json"), "--preset", "aguvis", "--dry-run"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+    assert len(rows) == 4 and not (tmp_path / "o.json").exists()
+    head, *functions = AGUVIS_AGENT_SYSTEM.rstrip("\n").split("\n- ")
+    assert head == AGUVIS_GROUNDING_SYSTEM + "\n\nYou have access to the following functions:"
+    assert [json.loads(f)["name"] for f in functions] == ["mobile.swipe", "mobile.home", "mobile.back",
+                                                           "mobile.wait", "mobile.long_press", "mobile.open_app"]
+    for i, r in enumerate(rows):
+        assert r["template"] == "aguvis-mobile" and r["error"] is None
+        system, user = r["messages"]
+        assert system == {"role": "system", "content": AGUVIS_AGENT_SYSTEM} and user["role"] == "user"
+        assert user["content"].startswith("<image>Please generate the next move according to the ui screenshot, "
+                                          "instruction and previous actions.\n\nInstruction: open app \"Clock\"")
+        previous = user["content"].split("\n\nPrevious actions:\n", 1)[1]
+        lines = previous.rstrip("\n").split("\n")
+        if i == 0:
+            assert lines == ["None"]
+        else:
+            assert len(lines) == i and all(ln.startswith(f"Step {k}: ") for k, ln in enumerate(lines, 1)), previous
+        assert r["generation"]["max_new_tokens"] == 1024 and r["generation"]["temperature"] == 0.0
+        assert r["resize"]["max_pixels"] == 12_845_056 and r["resize"]["factor"] == 28
+
+
+def _aguvis_nav_rows() -> list[dict]:
+    """AndroidControl-High prediction rows (GUI-R1 layout, 1080x2400) whose raw answers are written the way
+    Aguvis answers (pyautogui / mobile.* calls, fractions of the screen), with misleading pred_* fields."""
+    base = {"group": "mobile", "image_size": [1080, 2400], "instruction": "set an alarm", "history": "None",
+            "gt_bbox": [-100.0, -100.0], "gt_input_text": "no input text", "pred_action": "wait", "pred_coord": None}
+    return [
+        {**base, "id": "click", "gt_action": "click", "gt_bbox": [540.0, 1200.0],
+         "pred": "all\nAction: tap the Clock icon\nassistantos\npyautogui.click(x=0.51, y=0.49)"},
+        {**base, "id": "long", "gt_action": "long_press", "gt_bbox": [270.0, 1800.0],
+         "pred": "mobile.long_press(x=0.25, y=0.75)"},
+        # finger up = content scrolls down (AndroidControl's scroll direction)
+        {**base, "id": "scroll", "gt_action": "scroll", "gt_input_text": "down",
+         "pred": "mobile.swipe(from_coord=[0.5, 0.7], to_coord=[0.5, 0.3])"},
+        {**base, "id": "back", "gt_action": "press_back", "pred": "mobile.back()"},
+        {**base, "id": "home", "gt_action": "press_home", "pred": "mobile.home()"},
+        {**base, "id": "open", "gt_action": "open_app", "gt_input_text": "Clock",
+         "pred": "mobile.open_app(app_name='Clock')"},
+        {**base, "id": "type", "gt_action": "type", "gt_input_text": "alarm 7am",
+         "pred": "pyautogui.write(message='alarm 7am')"},
+        {**base, "id": "done", "gt_action": "complete", "pred": "mobile.terminate(status='success')"},
+        # wrong: the finger moves down, so the content scrolls up; the click lands far from the gold point
+        {**base, "id": "scroll-up", "gt_action": "scroll", "gt_input_text": "down",
+         "pred": "mobile.swipe(from_coord=[0.5, 0.3], to_coord=[0.5, 0.7])"},
+        {**base, "id": "far", "gt_action": "click", "gt_bbox": [540.0, 1200.0], "pred": "pyautogui.click(x=0.9, y=0.1)"},
+        # never run: os.system is not an Aguvis call, the row is unparseable
+        {**base, "id": "code", "gt_action": "click", "gt_bbox": [540.0, 1200.0], "pred": "os.system('rm -rf /')"},
+    ]
+
+
+def test_eval_preset_aguvis_navigation(tmp_path):
+    pred = tmp_path / "androidcontrol_high_test.json"
+    pred.write_text("".join(json.dumps(r) + "\n" for r in _aguvis_nav_rows()))
+    out = tmp_path / "r.json"
+    res = runner.invoke(app, ["eval", "--predictions", str(pred), "--benchmark", "androidcontrol_high", "--preset",
+                              "aguvis", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    per_action = data["metrics"]["per_action"]
+    assert {a: (m["hits"]["type"], m["hits"]["sr"], m["n"]) for a, m in per_action.items()} == {
+        "click": (2, 1, 3), "long_press": (1, 1, 1), "scroll": (2, 1, 2), "press_back": (1, 1, 1),
+        "press_home": (1, 1, 1), "open_app": (1, 1, 1), "type": (1, 1, 1), "complete": (1, 1, 1)}
+    assert data["counts"]["sr"] == {"hits": 8, "n": 11} and data["unparseable"]["count"] == 1
+    assert data["confusion"]["click"] == {"click": 2, "(none)": 1}
+
+
 def test_infer_grounding_preset_on_navigation_is_usage_error(bench_dir, tmp_path):
     res = _infer("--input", str(bench_dir / "androidcontrol_high_test.parquet"), "--output",
                  str(tmp_path / "o.json"), "--preset", "seeclick")
@@ -299,6 +388,21 @@ def test_dry_run_prints_requests_and_loads_no_model(bench_dir, tmp_path):
     content = r["messages"][-1]["content"]  # UI-TARS: the screenshot after the text
     assert content.startswith("You are a GUI agent.") and content.endswith("<image>")
     assert "## User Instruction\n" in content and "<image>" not in content[:-7]
+
+
+def test_dry_run_uitars_grounding_is_the_readme_v1_script(bench_dir, tmp_path):
+    """UI-TARS 1.0 grounding as bytedance/UI-TARS README_v1.md sends it: one user turn, the screenshot, then
+    the fixed query + the instruction; max_tokens=128."""
+    res = runner.invoke(app, ["infer", "--backend", "hf", "--model", "m", "--input",
+                              str(bench_dir / "screenspot_test.parquet"), "--output", str(tmp_path / "o.json"),
+                              "--preset", "uitars", "--dry-run", "--limit", "1"])
+    assert res.exit_code == 0, res.output
+    r = json.loads(next(x for x in res.stdout.splitlines() if x.startswith("{")))
+    (message,) = r["messages"]
+    assert message["role"] == "user" and r["template"] == "uitars-grounding"
+    assert message["content"].startswith("<image>Output only the coordinate of one point in your response. What "
+                                         "element matches the following task: ")
+    assert r["generation"]["max_new_tokens"] == 128
 
 
 def test_infer_unknown_preset_is_usage_error(bench_dir, tmp_path):
