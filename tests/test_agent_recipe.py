@@ -171,3 +171,28 @@ def test_shell_values_for_the_run_scripts(tmp_path: Path) -> None:
                           text=True, cwd=ROOT)
     assert proc.returncode == 2 and proc.stderr.strip() == (
         f"error: {bad}: grid: must be one of grid999, grid1000, pixels, got 'nine'")
+
+
+def test_every_backend_hands_the_recipe_tools_to_the_chat_template(qwen3_dir: Path, processor) -> None:
+    """hf (rendered by the processor), vLLM (the prompt its engine gets; fake engine, no GPU) and OpenAI-compatible
+    servers (the request body's `tools`, rendered by the server) get the recipe's mobile_use schema."""
+    from test_inference_vllm import fake_engine
+
+    from core.inference.backends.openai import OpenAIBackend
+    from core.inference.backends.vllm import VLLMBackend
+    from core.inference.requests import hf_messages
+    from core.rollout.envs import get_env
+    from core.rollout.recipe import RecipeSession
+    from core.world import list_tasks
+
+    session = RecipeSession(get_env("sim-phone").make(), list_tasks("test")[0], AgentRecipe.load(RECIPE))
+    request = session.request()
+    expected = processor.apply_chat_template(hf_messages(request.messages), tools=request.tools, tokenize=False,
+                                             add_generation_prompt=True)
+    assert "<tools>" in expected and "relative 0-999 grid" in expected and "Task: " in expected
+    backend = VLLMBackend(str(qwen3_dir), engine_factory=fake_engine, use_ray=False)
+    (inputs,) = backend.engine_inputs([request])
+    assert inputs["prompt"] == expected and inputs["multi_modal_data"]["image"][0].size == (512, 1152)
+    server = OpenAIBackend("http://127.0.0.1:9/v1", served_model_name="m")
+    assert server.payload(request)["tools"] == request.tools == AgentRecipe().tool_schemas()
+    server.close()

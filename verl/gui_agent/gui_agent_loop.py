@@ -3,27 +3,25 @@
 States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMINATED.
 
 - PENDING: the row's ``raw_prompt`` (+ its first screenshot) rendered with the ``mobile_use`` tool schema by
-  verl's Continuous Token builder; the tool opens an :class:`core.rollout.EpisodeSession` on the row's source.
+  verl's Continuous Token builder; the tool opens a :class:`core.rollout.recipe.RecipeSession` on the row's source
+  under the loop's agent recipe.
 - GENERATING: one ``server_manager.generate`` call (verl's LLM server client); its tokens get ``response_mask`` 1.
-- PROCESSING_ACTION: the text is parsed with ``core.parsers.parse_tool_call``; exactly one ``mobile_use`` call is
-  executed by the tool (EpisodeSession.act: frames, env step, record); the next screenshot comes back as a
-  ``tool`` message with an image, merged by the Continuous Token builder (``response_mask`` 0, including the
-  ``\\n`` turn separator verl PR 6921 restores after ``<|im_end|>``). Text without exactly one valid call is
-  recorded by the session as an invalid action, then ends the episode (``on_invalid: end``, default) or is fed
-  back as a user message naming the error (``on_invalid: feedback``).
-- TERMINATED: the task ended (terminate/answer, goal reached), ``max_turns`` model turns, ``max_screenshots``
-  images in context (verl trains on ONE token sequence per trajectory, so old screenshots cannot be dropped
-  from it; the episode stops instead), the context budget (the next tool turn would not fit
-  ``rollout.response_length``: ``ended_by`` "context_budget", counted in ``gui_agent/context_budget``), or an
-  invalid call. Screenshots are capped by the tool's ``max_screenshot_pixels`` so 20 turns fit the budget.
+- PROCESSING_ACTION: the session executes the text when it is exactly one ``mobile_use`` call (frames, env step,
+  record) and writes the next turn: a ``tool`` message with the next screenshot, or (``on_invalid: feedback``) a
+  user message naming why the answer was not executed; it is merged by the Continuous Token builder
+  (``response_mask`` 0, including the ``\\n`` turn separator verl PR 6921 restores after ``<|im_end|>``).
+- TERMINATED: the session's ``ended_by`` (episode_end, max_turns, truncated, invalid, max_screenshots: verl trains
+  on ONE token sequence per trajectory, so old screenshots cannot be dropped), or the context budget (the next
+  tool turn would not fit ``rollout.response_length``: ``ended_by`` "context_budget", counted in
+  ``gui_agent/context_budget``). Screenshots are capped by the recipe's ``max_screenshot_pixels`` so 20 turns fit.
 
-Config (``gui_agent`` section of the trainer config, all optional): ``max_turns`` (20), ``max_screenshots`` (20),
-``on_invalid`` (end | feedback), ``aggregation`` (mean | last), ``completion_bonus`` (1.0), ``grid`` (used when
-no ``mobile_use`` tool is configured; set with the tool's it must agree), ``screen_width``/``screen_height`` (the
-recipe README's spelling of the grid: 999 x 999 = grid999, 1000 x 1000 = grid1000). The reward
-(:mod:`gui_agent_reward`) is computed here, where turn boundaries are known, and returned as ``reward_score``
-with every part in ``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error)
-ends that episode with reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
+Config (``gui_agent`` section of the trainer config): ``recipe`` (the agent recipe file, :mod:`core.agent_recipe`;
+the run scripts pass ``verl/gui_agent/recipe.yaml`` or ``RECIPE``); any recipe key in the section is applied on top
+(``max_turns``, ``max_screenshots``, ``on_invalid``, ``aggregation``, ``completion_bonus``, ``grid``; the README's
+``screen_width``/``screen_height`` name the grid). The reward (:mod:`gui_agent_reward`) is computed here, where
+turn boundaries are known, and returned as ``reward_score`` with every part in
+``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error) ends that episode with
+reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
 """
 
 from __future__ import annotations
@@ -66,7 +64,7 @@ class GUIAgentConfig:
             base = AgentRecipe.load(path)
         elif base is None:
             base = AgentRecipe.load(DEFAULT_RECIPE)
-        return AgentRecipe.from_mapping(section, source="gui_agent", base=base)
+        return AgentRecipe.from_mapping(section, source="gui_agent", base=base) if section else base
 
 
 def create_kwargs_for(extra_info: dict[str, Any], tools_kwargs: dict[str, Any] | None) -> dict[str, Any]:

@@ -1,15 +1,15 @@
-"""verl's ``mobile_use`` tool for the GUI-agent recipe: one coordinate grid, two phone sources, one episode loop.
+"""verl's ``mobile_use`` tool for the GUI-agent recipe: one agent recipe, two phone sources, one episode loop.
 
-- :class:`CoordinateGrid`: how the model writes coordinates. ``grid999`` (default, the recipe's 999x999 screen),
-  ``grid1000`` (Qwen3-VL's native 0-1000) or ``pixels`` (absolute screen pixels). The SAME setting drives the
-  tool schema the model reads, the data prep's expected actions, the dense reward and the tool's execution.
-- Sources, behind the shared env contract (``core.world``): the simulated phone (online; ``task_id`` in the
-  create kwargs) and :class:`ReplayPhoneEnv`, a logged trajectory replayed as a phone (offline, as the recipe
-  trains; ``screenshots`` + ``expected_actions`` in the create kwargs).
+- The coordinate grid, the tool schema, the screenshot cap and the request messages belong to
+  :mod:`core.agent_recipe` (re-exported here: :class:`CoordinateGrid`, :func:`mobile_use_tool_schema`, ...); the
+  tool reads the agent recipe file (``config.recipe``, default ``recipe.yaml`` beside this module).
+- Sources, behind the shared env contract (``core.world``): the simulated phone or MiniWoB++ (online; ``task_id``
+  in the create kwargs) and :class:`ReplayPhoneEnv`, a logged trajectory replayed as a phone (offline, as the
+  recipe trains; ``screenshots`` + ``expected_actions`` in the create kwargs).
 - :class:`MobileUseTool` (a verl ``BaseTool``, declared in ``mobile_use_tool.yaml``): ``create`` opens a
-  :class:`core.rollout.EpisodeSession` on the source, ``execute`` maps the call's coordinates from the grid to
-  Qwen3-VL's 0-1000 and hands it to ``EpisodeSession.act`` (core.parsers + core.geometry + env step + record:
-  the one episode loop), and answers with the next screenshot as an image.
+  :class:`core.rollout.recipe.RecipeSession` on the source (the conversation, answer handling and endings of the
+  recipe, the same session ``gui-agent rollout --recipe`` plays); ``execute`` hands one call to it and answers
+  with the next screenshot as an image.
 
 Import by file path (``verl/gui_agent`` on ``PYTHONPATH``): this folder has no ``__init__.py`` so it never
 shadows the installed ``verl`` package.
