@@ -26,7 +26,9 @@ Every task is put on the Pixel 7 screen (1080x2400). The screens measured are al
   besides generation. A screen's resize is done once per process (``core.rollout.session.MODEL_IMAGES``, keyed by
   the env's ``frame_key``): ``every screen new`` empties that cache before each turn (the first visit of every
   screen), ``groups of 8 per task`` replays each task's episode 8 times as a GRPO group does (first visit, then 7
-  revisits), ``screens seen before`` runs 4 tasks whose resized screens are all cached; ``tiny Qwen2.5-VL (hf)``: the tiny test model answering through the HF backend (16 new
+  revisits), ``screens seen before`` runs 4 tasks whose resized screens are all cached; ``recipe request``: the
+  same through ``core.rollout.recipe.RecipeSession`` on ``verl/gui_agent/recipe.yaml`` (``gui-agent rollout
+  --recipe``: the whole conversation with every screenshot capped to 512x1152, the tool schema); ``tiny Qwen2.5-VL (hf)``: the tiny test model answering through the HF backend (16 new
   tokens, images capped at 256 merged tokens), i.e. ``gui-agent rollout --backend hf`` minus file output.
 
 Peak RSS (``ru_maxrss``) is printed at the end. Usage: ``python bench/world.py [--tasks 40] [--seconds 3]``.
@@ -129,17 +131,19 @@ def _steps_per_second(env, tasks, policy: str, seconds: float, group: int = 1) -
     return n / (time.process_time() - start)
 
 
-def _rollout_turns_per_second(policy, tasks, seconds: float, group: int = 1, **session) -> float:
+def _rollout_turns_per_second(policy, tasks, seconds: float, group: int = 1, session_factory=None,
+                              **session) -> float:
     """Turns per CPU second of whole ``core.rollout`` episodes (``group`` in a row per task, repeated for about
-    ``seconds``, at least once)."""
+    ``seconds``, at least once); ``session_factory`` (default ``EpisodeSession``) opens each episode."""
     from core.rollout.runner import run_episode
     from core.rollout.session import EpisodeSession
     from core.world import SimPhoneEnv
 
+    make = session_factory or EpisodeSession
     env, n, start = SimPhoneEnv(), 0, time.process_time()
     while True:  # at least one pass
         for task in (t for t in tasks for _ in range(group)):
-            n += len(run_episode(EpisodeSession(env, task, **session), policy).steps)
+            n += len(run_episode(make(env, task, **session), policy).steps)
         if time.process_time() - start >= seconds:
             return n / (time.process_time() - start)
 
@@ -165,13 +169,20 @@ class _PromptedScripted:
 
 
 def _rollout_rows(tasks, seconds: float) -> list[tuple[str, float, str, str]]:
+    from functools import partial
+
+    from core.agent_recipe import AgentRecipe
     from core.inference.requests import ResizePolicy
     from core.rollout.policies import BackendPolicy, ScriptedPolicy
+    from core.rollout.recipe import RecipeSession
     from core.rollout.session import MODEL_IMAGES
 
-    def turns(policy, tasks, group=1):
+    def turns(policy, tasks, group=1, **session):
         MODEL_IMAGES.clear()
-        return _rollout_turns_per_second(policy, tasks, seconds, group)
+        return _rollout_turns_per_second(policy, tasks, seconds, group, **session)
+
+    recipe = partial(RecipeSession, recipe=AgentRecipe.load(Path(__file__).resolve().parents[1] / "verl" /
+                                                             "gui_agent" / "recipe.yaml"))
 
     rows = [("rollout turns, scripted", turns(ScriptedPolicy(), tasks), "turns/s", ""),
             ("rollout turns, scripted + prompt, every screen new", turns(_PromptedScripted(cold=True), tasks),
@@ -180,6 +191,10 @@ def _rollout_rows(tasks, seconds: float) -> list[tuple[str, float, str, str]]:
              ""),
             (f"rollout turns, scripted + prompt, groups of {GROUP} per task", turns(_PromptedScripted(), tasks, GROUP),
              "turns/s", ">= 200"),
+            ("rollout turns, scripted + recipe request, every screen new",
+             turns(_PromptedScripted(cold=True), tasks, session_factory=recipe), "turns/s", ""),
+            (f"rollout turns, scripted + recipe request, groups of {GROUP} per task",
+             turns(_PromptedScripted(), tasks, GROUP, session_factory=recipe), "turns/s", ""),
             ]
     few = tasks[:4]  # their screens all fit the resized-screenshot cache
     MODEL_IMAGES.clear()

@@ -4,18 +4,20 @@
 #   make grpo-verl-agent MODEL=... AGENT_DEVICE=npu ARGS="trainer.save_freq=20"
 #   make grpo-verl-agent DRY_RUN=1 MODEL=<path>           # CPU: compose + validate + load data, tool, loop; no training
 #   ROLLOUT_ENGINE=sglang make grpo-verl-agent ...         # vllm (default) | sglang
-# Knobs of the scripts are environment variables (TRAIN_BATCH_SIZE, ROLLOUT_N, TP, MAX_TURNS, GRID, MICRO_BATCH,
-# PARAM_OFFLOAD, CHUNKED_PREFILL, ENFORCE_EAGER, ...); ARGS takes hydra overrides of verl's config.
+# Knobs of the scripts are environment variables (TRAIN_BATCH_SIZE, ROLLOUT_N, TP, MICRO_BATCH, PARAM_OFFLOAD,
+# CHUNKED_PREFILL, ENFORCE_EAGER, ...); ARGS takes hydra overrides of verl's config. Grid, turns, screenshots and
+# prompt come from the agent recipe file AGENT_RECIPE (data prep and training alike; gui-agent rollout --recipe).
 AGENT_DATA ?= $(or $(DATA_ROOT),Data)/gui_agent
 AGENT_DEVICE ?= gpu
 AGENT_DEMO_SAMPLES ?= 1000
+AGENT_RECIPE ?= verl/gui_agent/recipe.yaml
 # The project-wide MODEL default is a Qwen2.5-VL; this recipe's model family is Qwen3-VL.
 AGENT_MODEL = $(if $(filter command line environment,$(origin MODEL)),$(MODEL),Qwen/Qwen3-VL-8B-Instruct)
 
 .PHONY: gui-agent-data grpo-verl-agent
 gui-agent-data: $(VENVS)/rl/.ready
 	$(RL)/python verl/prepare_gui_agent_data.py --output_dir $(AGENT_DATA) --create_demo \
-		--demo_samples $(AGENT_DEMO_SAMPLES) --grid $(or $(GRID),grid999)
+		--demo_samples $(AGENT_DEMO_SAMPLES) --recipe $(AGENT_RECIPE)
 
 grpo-verl-agent: $(VENVS)/rl/.ready
 	@test -f "$(AGENT_DATA)/train.parquet" || { echo "grpo-verl-agent: $(AGENT_DATA)/train.parquet not found (make gui-agent-data, or set AGENT_DATA=)"; exit 2; }
@@ -23,5 +25,5 @@ grpo-verl-agent: $(VENVS)/rl/.ready
 	$(if $(filter 1,$(DRY_RUN)),,$(if $(filter gpu,$(AGENT_DEVICE)),$(call gpu_only,grpo-verl-agent,multi-turn rollouts on vLLM; Ascend NPU: AGENT_DEVICE=npu; DRY_RUN=1 checks the launch on CPU)))
 	$(call model_preflight,grpo-verl-agent,$(AGENT_MODEL),MODEL)
 	$(if $(filter 1,$(DRY_RUN))$(filter sglang,$(ROLLOUT_ENGINE)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: make setup-gpu; NPU: vllm-ascend)"; exit 2; })
-	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python DRY_RUN=$(DRY_RUN) \
+	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) RECIPE=$(abspath $(AGENT_RECIPE)) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python DRY_RUN=$(DRY_RUN) \
 		bash verl/examples/run_qwen3_vl_8b_gui_agent_$(AGENT_DEVICE).sh $(ARGS)

@@ -334,7 +334,7 @@ def test_invalid_answers_end_the_episode_or_are_fed_back(processor, held_out_tas
     if on_invalid == "end":
         assert out.extra_fields["ended_by"] == "invalid" and len(steps) == 1
     else:
-        assert out.extra_fields["ended_by"] == "truncated" and len(steps) == 3
+        assert out.extra_fields["ended_by"] == "max_turns" and len(steps) == 3
         assert "expected exactly one tool call, got 2" in steps[1]["invalid"]
         feedback = processor.tokenizer.decode(out.response_ids)
         assert feedback.count("Your answer was not executed:") == 2
@@ -412,13 +412,13 @@ def test_recipe_readme_screen_size_keys_set_the_grid(processor) -> None:
     assert make_loop(processor, grid="grid1000", screen_width=1000, screen_height=1000).gui.grid == "grid1000"
     with pytest.raises(ValueError, match="disagrees with the mobile_use tool's grid 'grid1000'"):
         make_loop(processor, grid="grid1000", screen_width=999, screen_height=999)
-    with pytest.raises(ValueError, match="set by gui_agent.grid"):
+    with pytest.raises(ValueError, match="gui_agent: screen_width/screen_height .* set by grid"):
         gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 1080, "screen_height": 2400})
-    with pytest.raises(ValueError, match="set by gui_agent.grid"):
+    with pytest.raises(ValueError, match="gui_agent: screen_width/screen_height .* set by grid"):
         gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 999})
-    with pytest.raises(ValueError, match="but gui_agent.grid is 'grid1000'"):
+    with pytest.raises(ValueError, match="mean grid 'grid999' but grid is 'grid1000'"):
         gui_agent_loop.GUIAgentConfig.from_mapping({"screen_width": 999, "screen_height": 999, "grid": "grid1000"})
-    with pytest.raises(ValueError, match=r"unknown gui_agent config keys \['screen'\]"):
+    with pytest.raises(ValueError, match=r"gui_agent: unknown key\(s\) \['screen'\]"):
         gui_agent_loop.GUIAgentConfig.from_mapping({"screen": 999})
 
 

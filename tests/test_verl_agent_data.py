@@ -18,6 +18,7 @@ pytestmark = pytest.mark.rl_env
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
+RECIPE = ROOT / "verl" / "gui_agent" / "recipe.yaml"
 SCRIPT = ROOT / "verl" / "prepare_gui_agent_data.py"
 AITZ = DATA / "aitz" / "GOOGLE_APPS-523638528775825151"
 
@@ -224,10 +225,38 @@ def test_dry_run_composes_and_loads_every_data_prep_mode(demo_dir: Path, tmp_pat
         assert report["train_files"].endswith(f"{{'rows': {n_train}, 'agent_name': 'gui_agent', 'first_row_images': 1}}")
         assert report["val_files"].startswith(str(data_dir / "test.parquet"))
         assert f"'rows': {n_val}," in report["val_files"]
-        assert report["tools"] == "mobile_use (grid grid999)" and report["default_agent_loop"] == "gui_agent"
+        assert report["tools"] == f"mobile_use (grid grid999, recipe {RECIPE})"
+        assert report["default_agent_loop"] == "gui_agent"
         assert report["rollout_engine"].startswith(engine) and report["rollout_n"] == "5"
         assert "max_turns=20" in report["gui_agent"]
         assert report["trainer"].startswith("v1 mode gui_agent, setup hook gui_agent_trainer.register; transfer_queue ")
+
+
+@pytest.mark.slow
+def test_dry_run_shows_the_agent_recipe_files_values(demo_dir: Path, tmp_path: Path) -> None:
+    """The run script takes grid, turns, screenshots, cap, endings and prompt from the recipe file (RECIPE), the
+    file `gui-agent rollout --recipe` reads: the dry run's loop and tool values are that file's, whatever it says."""
+    from core.agent_recipe import AgentRecipe
+
+    mine = tmp_path / "recipe.yaml"
+    mine.write_text(RECIPE.read_text().replace("grid: grid999", "grid: grid1000").replace("max_turns: 20", "max_turns: 7")
+                    .replace("on_invalid: end", "on_invalid: feedback").replace("Task: {instruction}", "Goal: {instruction}"))
+    for path in (RECIPE, mine):
+        recipe = AgentRecipe.load(path)
+        report = report_of(dry_run(demo_dir, env={"RECIPE": str(path)}))
+        assert report["gui_agent"] == f"recipe {path}: " + ", ".join(
+            f"{k}={getattr(recipe, k)}" for k in AgentRecipe.keys() if k != "prompt")
+        assert report["gui_agent_prompt"] == repr(recipe.prompt)
+        assert report["tools"] == f"mobile_use (grid {recipe.grid}, recipe {path})"
+    assert "max_turns=7" in report["gui_agent"] and "grid=grid1000" in report["gui_agent"]
+    # the values that moved into the recipe file are no knobs any more: one line naming the knob and the file
+    knob = dry_run(demo_dir, env={"MAX_TURNS": "8"})
+    assert knob.returncode == 2 and knob.stderr.strip() == (
+        f"error: MAX_TURNS is set in the agent recipe file now (max_turns: in {RECIPE}); copy it and pass "
+        f"RECIPE=<your copy>")
+    mine.write_text(RECIPE.read_text() + "max_turn: 3\n")
+    bad = dry_run(demo_dir, env={"RECIPE": str(mine)})
+    assert bad.returncode == 2 and bad.stderr.strip().startswith(f"error: {mine}: unknown key(s) ['max_turn']")
 
 
 @pytest.mark.slow
@@ -238,7 +267,7 @@ def test_dry_run_errors_are_one_named_line(demo_dir: Path, tmp_path: Path) -> No
     missing = dry_run(tmp_path / "nowhere")
     assert missing.returncode == 2 and f"error: data.train_files: {tmp_path / 'nowhere'}/train.parquet not found" in missing.stderr
     typo = dry_run(demo_dir, "+gui_agent.max_turn=3")
-    assert typo.returncode == 2 and "unknown gui_agent config keys ['max_turn']" in typo.stderr
+    assert typo.returncode == 2 and "gui_agent: unknown key(s) ['max_turn']" in typo.stderr
     hook = dry_run(demo_dir, "ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.regster")
     assert hook.returncode == 2 and hook.stderr.strip().splitlines()[-1] == (
         "error: ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.regster: no function "

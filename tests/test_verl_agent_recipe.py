@@ -21,7 +21,7 @@ SCRIPTS = {d: REPO / "verl" / "examples" / f"run_qwen3_vl_8b_gui_agent_{d}.sh" f
 PUBLISHED = {
     "algorithm.adv_estimator": "grpo", "algorithm.use_kl_in_reward": False,
     "actor_rollout_ref.rollout.n": 5, "actor_rollout_ref.actor.use_kl_loss": True,
-    "actor_rollout_ref.actor.kl_loss_coef": 0.01, "gui_agent.max_turns": 20, "gui_agent.grid": "grid999",
+    "actor_rollout_ref.actor.kl_loss_coef": 0.01, "actor_rollout_ref.rollout.multi_turn.max_assistant_turns": 20,
 }
 PER_DEVICE = {
     "gpu": {"data.train_batch_size": 512, "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
@@ -63,27 +63,39 @@ def test_run_script_has_the_recipe_defaults_and_passes_verls_validation(device: 
     sys.path.insert(0, str(REPO / "verl" / "gui_agent"))
     import gui_agent_loop
 
-    gui = gui_agent_loop.GUIAgentConfig.from_mapping(cfg.gui_agent)
-    assert (gui.max_turns, gui.on_invalid, gui.aggregation) == (20, "end", "mean")
+    gui = gui_agent_loop.GUIAgentConfig.from_mapping(cfg.gui_agent)  # the recipe file's values (README: 20, 999)
+    assert cfg.gui_agent.recipe == str(REPO / "verl" / "gui_agent" / "recipe.yaml")
+    assert (gui.max_turns, gui.grid, gui.on_invalid, gui.aggregation) == (20, "grid999", "end", "mean")
 
 
-def test_knobs_reach_the_config_and_the_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_knobs_and_the_recipe_file_reach_the_config_and_the_tool(monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
     from omegaconf import OmegaConf
     from verl.tools.tool_registry import initialize_tools_from_config
 
-    env = {"GRID": "pixels", "MAX_TURNS": "8", "MICRO_BATCH": "2", "PARAM_OFFLOAD": "True", "CHUNKED_PREFILL": "False",
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text((REPO / "verl" / "gui_agent" / "recipe.yaml").read_text()
+                      .replace("grid: grid999", "grid: pixels").replace("max_turns: 20", "max_turns: 8"))
+    env = {"RECIPE": str(recipe), "MICRO_BATCH": "2", "PARAM_OFFLOAD": "True", "CHUNKED_PREFILL": "False",
            "ROLLOUT_N": "8"}
     cfg = compose(overrides("gpu", "trainer.save_freq=7", env=env))
     assert OmegaConf.select(cfg, "actor_rollout_ref.actor.fsdp_config.param_offload") is True
     assert cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu == 2
     assert cfg.actor_rollout_ref.rollout.enable_chunked_prefill is False
-    assert (cfg.actor_rollout_ref.rollout.n, cfg.gui_agent.max_turns, cfg.trainer.save_freq) == (8, 8, 7)
-    # the tool YAML reads the same grid / turn budget (the scripts export them; verl resolves ${oc.env:...})
-    monkeypatch.setenv("GUI_AGENT_GRID", "pixels")
-    monkeypatch.setenv("GUI_AGENT_MAX_TURNS", "8")
+    assert (cfg.actor_rollout_ref.rollout.n, cfg.actor_rollout_ref.rollout.multi_turn.max_assistant_turns,
+            cfg.trainer.save_freq) == (8, 8, 7)
     sys.path.insert(0, str(REPO / "verl" / "gui_agent"))
+    import gui_agent_loop
+
+    assert gui_agent_loop.GUIAgentConfig.from_mapping(cfg.gui_agent).max_turns == 8
+    # the tool YAML reads the same file (the scripts export GUI_AGENT_RECIPE; verl resolves ${oc.env:...})
+    monkeypatch.setenv("GUI_AGENT_RECIPE", str(recipe))
     (tool,) = initialize_tools_from_config(cfg.actor_rollout_ref.rollout.multi_turn.tool_config_path)
     assert (tool.grid.name, tool.max_steps) == ("pixels", 8)
+    monkeypatch.delenv("GUI_AGENT_RECIPE")  # unset: the recipe file beside the tool
+    (tool,) = initialize_tools_from_config(cfg.actor_rollout_ref.rollout.multi_turn.tool_config_path)
+    assert (tool.grid.name, tool.max_steps, tool.recipe.source) == (
+        "grid999", 20, str(REPO / "verl" / "gui_agent" / "recipe.yaml"))
 
 
 def test_agent_loop_yaml_registers_gui_agent() -> None:

@@ -145,10 +145,10 @@ def test_a_screen_without_size_is_a_named_ground_truth_error(screen) -> None:
 
 
 @pytest.mark.parametrize("section, name", [
-    ({"completion_bonus": float("nan")}, "gui_agent.completion_bonus: must be a finite number"),
-    ({"completion_bonus": -1}, "gui_agent.completion_bonus: must be >= 0"),
-    ({"max_turns": 2.9}, "gui_agent.max_turns: must be a whole number"),
-    ({"max_screenshots": 0}, "gui_agent.max_screenshots: must be >= 1"),
+    ({"completion_bonus": float("nan")}, "gui_agent: completion_bonus: must be a finite number"),
+    ({"completion_bonus": -1}, "gui_agent: completion_bonus: must be >= 0"),
+    ({"max_turns": 2.9}, "gui_agent: max_turns: must be a whole number"),
+    ({"max_screenshots": 0}, "gui_agent: max_screenshots: must be >= 1"),
 ])
 def test_gui_agent_config_numbers_are_checked_at_config_load(section, name) -> None:
     import gui_agent_loop

@@ -88,7 +88,7 @@ def run_worker(config, policy, tasks, **changes):
 
     config = copy.deepcopy(config)
     for key, value in changes.items():
-        OmegaConf.update(config, key.replace("__", "."), value)
+        OmegaConf.update(config, key.replace("__", "."), value, force_add=True)  # gui_agent keys over the recipe
     server = PolicyServer(policy)
     worker = AgentLoopWorker(config, llm_client=server)
     server.worker = worker

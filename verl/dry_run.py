@@ -128,7 +128,8 @@ def load_agent_parts(cfg) -> dict[str, Any]:
         from verl.tools.tool_registry import initialize_tools_from_config
 
         tools = initialize_tools_from_config(tool_path)
-        out["tools"] = ", ".join(f"{t.name} (grid {getattr(getattr(t, 'grid', None), 'name', '-')})" for t in tools)
+        out["tools"] = ", ".join(f"{t.name} (grid {getattr(getattr(t, 'grid', None), 'name', '-')}"
+                                 + (f", recipe {t.recipe.source})" if hasattr(t, "recipe") else ")") for t in tools)
     loop_path = OmegaConf.select(rollout, "agent.agent_loop_config_path")
     if loop_path:
         entries = OmegaConf.load(loop_path)
@@ -145,7 +146,9 @@ def load_agent_parts(cfg) -> dict[str, Any]:
         from gui_agent_loop import GUIAgentConfig
 
         gui = GUIAgentConfig.from_mapping(cfg.gui_agent)
-        out["gui_agent"] = ", ".join(f"{k}={v}" for k, v in vars(gui).items())
+        out["gui_agent"] = f"recipe {gui.source}: " + ", ".join(
+            f"{k}={getattr(gui, k)}" for k in gui.keys() if k != "prompt")
+        out["gui_agent_prompt"] = repr(gui.prompt)
     if OmegaConf.select(cfg, "reward.custom_reward_function.path"):
         from verl.trainer.ppo.reward import get_custom_reward_fn
 

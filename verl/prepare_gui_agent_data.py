@@ -23,8 +23,9 @@ Columns (the recipe's layout): ``prompt`` (chat with one ``<image>``, what verl'
 (JSON of the first expected action), ``agent_name`` (``gui_agent``), ``data_source``, ``reward_model``,
 ``extra_info``: ``instruction``, ``expected_actions`` (``mobile_use`` arguments on ``--grid``), ``screen_width`` /
 ``screen_height`` (the coordinate space: 999 for the default grid, as the recipe), ``image_size`` (screen pixels),
-``grid``, ``index``, ``split`` and the source keys (``task_id``/``seed`` or ``screenshots``). The grid must be the
-tool's (``mobile_use_tool.yaml``): one setting for prompt, data, reward and tool.
+``grid``, ``index``, ``split`` and the source keys (``task_id``/``seed`` or ``screenshots``). Grid, screenshot cap
+and prompt come from ``--recipe`` (the agent recipe file training reads; ``--grid`` / ``--max_screenshot_pixels``
+override it): one setting for prompt, data, reward and tool.
 
 Bad input stops with an error naming the line/record and field (exit 2); outputs are written atomically. Images
 follow ``gui-agent data convert``'s rules: paths relative to the JSONL's folder and inside it (``../x.png`` and
@@ -47,8 +48,9 @@ from core.interpreter import require  # noqa: E402
 require()
 sys.path.insert(0, str(Path(__file__).resolve().parent / "gui_agent"))
 
+from core.agent_recipe import AgentRecipe, AgentRecipeError  # noqa: E402
 from mobile_use_tool import (  # noqa: E402
-    DEFAULT_MAX_SCREENSHOT_PIXELS,
+    DEFAULT_RECIPE,
     GRIDS,
     CoordinateGrid,
     cap_screenshot,
@@ -56,9 +58,6 @@ from mobile_use_tool import (  # noqa: E402
 )
 
 AGENT_NAME = "gui_agent"
-PROMPT_TEXT = ("Task: {instruction}\nThe screen is {width}x{height} pixels. Operate it with the mobile_use tool, "
-               "one action per turn. Answer with a line 'Thought: ...', a line 'Action: ...' and exactly one "
-               "<tool_call>.")
 
 
 class DataError(ValueError):
@@ -77,10 +76,12 @@ def _png(image: Any) -> bytes:
 
 def make_row(*, instruction: str, first_image: bytes, image_size: tuple[int, int],
              expected_actions: list[dict[str, Any]], grid: CoordinateGrid, index: int, split: str,
-             source: dict[str, Any]) -> dict[str, Any]:
-    """One recipe row (see the module docstring); ``source`` holds ``task_id``/``seed`` or ``screenshots``."""
+             source: dict[str, Any], recipe: AgentRecipe) -> dict[str, Any]:
+    """One recipe row (see the module docstring); ``source`` holds ``task_id``/``seed`` or ``screenshots``; the
+    prompt is ``recipe``'s first message (:meth:`core.agent_recipe.AgentRecipe.first_message`)."""
     w, h = image_size
-    text = PROMPT_TEXT.format(instruction=instruction, width=w, height=h)
+    first_message = recipe.first_message(instruction, image_size)
+    text = first_message["content"][1]["text"]
     gw, gh = grid.extent(image_size)
     extra = {"instruction": instruction, "expected_actions": expected_actions,
              "screen_width": int(gw), "screen_height": int(gh), "image_size": [w, h], "grid": grid.name,
@@ -89,7 +90,7 @@ def make_row(*, instruction: str, first_image: bytes, image_size: tuple[int, int
     return {"data_source": f"gui_agent/{'replay' if 'screenshots' in source else 'sim_phone'}",
             "agent_name": AGENT_NAME,
             "prompt": [{"role": "user", "content": "<image>" + text}],
-            "raw_prompt": [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}],
+            "raw_prompt": [first_message],
             "images": [{"bytes": first_image}],
             "ground_truth": first,
             "reward_model": {"style": "rule", "ground_truth": first},
@@ -107,7 +108,7 @@ MINIWOB_TEST_SEED0 = 1_000_000
 
 
 def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0, *, env_name: str = "sim-phone",
-              suite: str | None = None) -> Iterator[dict[str, Any]]:
+              suite: str | None = None, recipe: AgentRecipe) -> Iterator[dict[str, Any]]:
     """``n`` online rows of ``env_name`` (cycling through the tasks of ``split``: a simulated-phone split, or for
     MiniWoB++ the ``suite`` with train / test seeds), the gold sequence as the expected actions (played in the env
     to read each step's gold action). Each row names its env, task and seed (``extra_info.env``, ``task_id``,
@@ -142,7 +143,7 @@ def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0, *,
                 expected.append({"action": "terminate", "status": "success"})
             yield make_row(instruction=info["instruction"], first_image=first, image_size=size,
                            expected_actions=expected, grid=grid, index=start_index + i, split=split,
-                           source={"task_id": task_id, "seed": seed, "env": env_name})
+                           source={"task_id": task_id, "seed": seed, "env": env_name}, recipe=recipe)
     finally:
         env.close()
 
@@ -171,9 +172,12 @@ def _image_bytes(root: Path, name: Any, field: str, where: str) -> tuple[bytes, 
 
 
 def replay_row(instruction: str, images: list[tuple[bytes, tuple[int, int]]], actions: list[dict[str, Any]],
-               src: CoordinateGrid, grid: CoordinateGrid, index: int, where: str) -> dict[str, Any]:
-    """A row that replays a logged trajectory; actions are regridded from ``src`` on the first screen's size."""
+               src: CoordinateGrid, recipe: AgentRecipe, index: int, where: str) -> dict[str, Any]:
+    """A row that replays a logged trajectory; actions are regridded from ``src`` to the recipe's grid on the first
+    screen's size."""
     from core.actions import from_mobile_use
+
+    grid = recipe.coordinate_grid
 
     if not str(instruction or "").strip():
         raise DataError(f"{where}: field 'instruction' is empty")
@@ -194,10 +198,10 @@ def replay_row(instruction: str, images: list[tuple[bytes, tuple[int, int]]], ac
                         f"the screen before actions[i] (one more: the screen after the last action)")
     return make_row(instruction=instruction, first_image=images[0][0], image_size=size, expected_actions=expected,
                     grid=grid, index=index, split="train",
-                    source={"screenshots": [b for b, _ in images], "task_id": f"replay-{index}"})
+                    source={"screenshots": [b for b, _ in images], "task_id": f"replay-{index}"}, recipe=recipe)
 
 
-def jsonl_rows(path: Path, src: CoordinateGrid, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
+def jsonl_rows(path: Path, src: CoordinateGrid, recipe: AgentRecipe) -> Iterator[dict[str, Any]]:
     """One replay row per trajectory line of a JSONL file (read by core's JSON record reader)."""
     from core.data.ingest._common import iter_json_records
 
@@ -208,11 +212,11 @@ def jsonl_rows(path: Path, src: CoordinateGrid, grid: CoordinateGrid) -> Iterato
         if not isinstance(record, dict) or not isinstance(record.get("images"), list):
             raise DataError(f"{where}: field 'images' must be a list of paths")
         images = [_image_bytes(path.parent, p, f"images[{i}]", where) for i, p in enumerate(record["images"])]
-        yield replay_row(record.get("instruction", ""), images, list(record.get("actions") or []), src, grid,
+        yield replay_row(record.get("instruction", ""), images, list(record.get("actions") or []), src, recipe,
                          index, where)
 
 
-def unified_rows(path: Path, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
+def unified_rows(path: Path, recipe: AgentRecipe) -> Iterator[dict[str, Any]]:
     """Trajectories of a unified parquet (consecutive steps sharing ``extra.episode_id``)."""
     import itertools
 
@@ -232,7 +236,7 @@ def unified_rows(path: Path, grid: CoordinateGrid) -> Iterator[dict[str, Any]]:
             if args is None:
                 raise DataError(f"{where}: field 'action': {s.action.type!r} has no mobile_use form")
             actions.append(args)
-        yield replay_row(steps[0].instruction, images, actions, pixels, grid, index, where)
+        yield replay_row(steps[0].instruction, images, actions, pixels, recipe, index, where)
 
 
 # ------------------------------------------------------------------------------------------ output
@@ -345,22 +349,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input_file", type=Path, help="logged trajectories: .jsonl or a unified .parquet")
     p.add_argument("--screen_width", type=int, default=999, help="x extent of the JSONL action coordinates")
     p.add_argument("--screen_height", type=int, default=999, help="y extent of the JSONL action coordinates")
-    p.add_argument("--grid", default="grid999", choices=list(GRIDS), help="coordinate grid (= the tool's)")
-    p.add_argument("--max_screenshot_pixels", type=int, default=DEFAULT_MAX_SCREENSHOT_PIXELS,
-                   help="pixel cap of the prompt's screenshot, = the tool's max_screenshot_pixels "
-                        f"(default {DEFAULT_MAX_SCREENSHOT_PIXELS}: 600 Qwen3-VL tokens; 0 = full screens)")
+    p.add_argument("--recipe", type=Path, default=DEFAULT_RECIPE,
+                   help="the agent recipe file training reads (its grid, max_screenshot_pixels and prompt; default "
+                        "verl/gui_agent/recipe.yaml)")
+    p.add_argument("--grid", default=None, choices=list(GRIDS), help="coordinate grid (default: the recipe's)")
+    p.add_argument("--max_screenshot_pixels", type=int, default=None,
+                   help="pixel cap of the prompt's screenshot (default: the recipe's max_screenshot_pixels, 614,400 = "
+                        "600 Qwen3-VL tokens; 0 = full screens)")
     p.add_argument("--val_share", type=float, default=0.05,
                    help="with --input_file: share of the trajectories written to test.parquet (verl's "
                         "data.val_files), spread evenly; at least one (default 0.05)")
     args = p.parse_args(argv)
     if not 0 <= args.val_share < 1:
         p.error(f"--val_share must be in [0, 1), got {args.val_share}")
-    if args.max_screenshot_pixels < 0:
-        p.error(f"--max_screenshot_pixels must be >= 0, got {args.max_screenshot_pixels}")
-    cap = args.max_screenshot_pixels
     if args.create_demo == (args.input_file is not None):
         p.error("give exactly one of --create_demo and --input_file")
-    grid = CoordinateGrid(args.grid)
+    given = {k: v for k, v in (("grid", args.grid), ("max_screenshot_pixels", args.max_screenshot_pixels))
+             if v is not None}
+    try:
+        recipe = AgentRecipe.from_mapping(given, source="options", base=AgentRecipe.load(args.recipe))
+    except AgentRecipeError as e:
+        p.error(str(e).replace("options: ", "--"))
+    cap, grid = recipe.max_screenshot_pixels, recipe.coordinate_grid
     out = args.output_dir
     if out.exists() and not out.is_dir():
         p.error(f"--output_dir {out} is a file, not a folder")
@@ -372,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.create_demo:
             if args.demo_samples < 1:
                 p.error("--demo_samples must be >= 1")
-            demo = {"env_name": args.env, "suite": args.suite}
+            demo = {"env_name": args.env, "suite": args.suite, "recipe": recipe}
             n_train = write_parquet(with_capped_screenshot(demo_rows(args.demo_samples, "train", grid, **demo), cap),
                                     out / "train.parquet", label="train")
             n_test = write_parquet(with_capped_screenshot(
@@ -382,11 +392,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             src_path = args.input_file
             if src_path.suffix == ".parquet":
-                rows = unified_rows(src_path, grid)
+                rows = unified_rows(src_path, recipe)
             elif src_path.suffix == ".jsonl":
                 if args.screen_width < 1 or args.screen_height < 1:
                     p.error("--screen_width/--screen_height must be >= 1")
-                rows = jsonl_rows(src_path, CoordinateGrid.fixed(args.screen_width, args.screen_height), grid)
+                rows = jsonl_rows(src_path, CoordinateGrid.fixed(args.screen_width, args.screen_height), recipe)
             else:
                 p.error(f"--input_file must be .jsonl or .parquet, got {src_path.name}")
             counts = write_splits(with_validation(with_capped_screenshot(rows, cap), args.val_share),

@@ -130,7 +130,7 @@ class InferenceRequest:
     screenshots in placeholder order, RGB, already at the model's resized size (``geometry`` is the frame of the
     last one, the current screen, which answers refer to); ``error``: why the step cannot be sent
     (missing/corrupt image, bad template), in which case ``messages``/``images`` are None and the runner records
-    the error in the row.
+    the error in the row; ``tools``: function schemas every backend hands to the chat template (``tools=``).
     """
 
     step: Step
@@ -141,6 +141,8 @@ class InferenceRequest:
     images: list[Image.Image] | None = None
     error: str | None = None
     template_obj: Any = field(default=None, repr=False)
+    #: OpenAI function schemas the chat template renders (the agent recipe's ``mobile_use``); None: no tools
+    tools: list[dict[str, Any]] | None = None
 
     @property
     def ok(self) -> bool:

@@ -39,8 +39,9 @@ def render_summary(summary: dict) -> str:
 
 def rollout(
     output: Annotated[Path, typer.Option(help="Folder for episodes.jsonl, summary.json and gallery/ (resumed).")],
-    env: Annotated[str, typer.Option(
-        help="Environment: sim-phone or miniwob (MiniWoB++ in Chromium; make setup-web).")] = "sim-phone",
+    env: Annotated[str | None, typer.Option(
+        help="Environment: sim-phone or miniwob (MiniWoB++ in Chromium; make setup-web). Default: sim-phone, or "
+             "the --recipe file's env.")] = None,
     tasks: Annotated[str | None, typer.Option(
         help="A split (sim-phone: train, val_seed, test_seed, test_family, test, curriculum_train, curriculum_val, "
              "curriculum_test; miniwob: the suite click-type) or "
@@ -50,14 +51,21 @@ def rollout(
              "the screen centre).")] = PolicyName.model,
     backend: Annotated[BackendName | None, typer.Option(help="hf, vllm or openai (with --policy model).")] = None,
     model: Annotated[str | None, typer.Option(help="Model folder / hub id (hf, vllm) or server URL (openai).")] = None,
-    template: Annotated[str, typer.Option(
-        help="core.prompts template: its prompt, answer format and frame (guir1-high: GUI-R1 JSON; "
-             "qwen3vl-mobile-use: mobile_use tool calls).")] = "guir1-high",
-    level: Annotated[str, typer.Option(help="high: prompt with the goal; low: with each step's instruction.")] = "high",
+    template: Annotated[str | None, typer.Option(
+        help="core.prompts template: its prompt, answer format and frame (guir1-high, the default: GUI-R1 JSON; "
+             "qwen3vl-mobile-use: mobile_use tool calls).")] = None,
+    recipe: Annotated[Path | None, typer.Option(
+        help="The agent recipe file verl's GUI-agent training reads (verl/gui_agent/recipe.yaml): the request is "
+             "built as its agent loop builds it (tool schema on its grid, its prompt, every capped screenshot in "
+             "context) and its max_turns, max_screenshots, on_invalid and env apply. Replaces --template, "
+             "--level, --max-steps, --max-screenshots and the resize options.")] = None,
+    level: Annotated[str | None, typer.Option(
+        help="high (default): prompt with the goal; low: with each step's instruction.")] = None,
     episodes: Annotated[int | None, typer.Option(help="Episodes to run (default: each task once).")] = None,
-    max_steps: Annotated[int, typer.Option(help="Turns per episode, invalid answers included.")] = 20,
-    max_screenshots: Annotated[int, typer.Option(
-        help="Screenshots kept in context (1 = the template's single-image training prompt).")] = 1,
+    max_steps: Annotated[int | None, typer.Option(
+        help="Turns per episode, invalid answers included (default 20).")] = None,
+    max_screenshots: Annotated[int | None, typer.Option(
+        help="Screenshots kept in context (default 1 = the template's single-image training prompt).")] = None,
     workers: Annotated[int, typer.Option(help="Episodes run at once (one env each; one model batch).")] = 1,
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write the summary here.")] = None,
     gallery: Annotated[int, typer.Option(help="Episodes drawn step by step in gallery/index.html.")] = 20,
@@ -95,8 +103,25 @@ def rollout(
         print_error(f"{hint}: {msg}")
         return typer.Exit(2)
 
+    agent_recipe = None
+    if recipe is not None:
+        from core.agent_recipe import AgentRecipe, AgentRecipeError
+
+        given = [name for name, value in (("--template", template), ("--level", level), ("--max-steps", max_steps),
+                                          ("--max-screenshots", max_screenshots), ("--max-pixels", max_pixels),
+                                          ("--min-pixels", min_pixels), ("--factor", factor)) if value is not None]
+        if given:
+            raise bad(f"set by the recipe file {recipe}; drop it or edit the file", given[0])
+        try:
+            agent_recipe = AgentRecipe.load(recipe)
+        except AgentRecipeError as e:
+            raise bad(str(e), "--recipe") from None
+        env = env or agent_recipe.env
+        max_steps, max_screenshots = agent_recipe.max_turns, agent_recipe.max_screenshots
+    env, level = env or "sim-phone", level or "high"
+    max_steps, max_screenshots = max_steps or 20, max_screenshots or 1
     try:
-        entry, tmpl = get_env(env), get_template(template)
+        entry, tmpl = get_env(env), get_template("qwen3vl-mobile-use" if agent_recipe else template or "guir1-high")
     except ValueError as e:
         raise bad(str(e), "--env/--template") from None
     problem = entry.missing_setup()
@@ -151,19 +176,30 @@ def rollout(
     else:
         chosen = {PolicyName.scripted: ScriptedPolicy, PolicyName.centre: CentrePolicy,
                   PolicyName.random: lambda: RandomPolicy(seed)}[policy]()
-    typer.echo(f"rollout: {len(specs)} episodes of {env} {split} -> {output}; policy {policy.value}, template "
-               f"{tmpl.name}, level {level}, max {max_steps} steps, {workers} worker(s)", err=True)
+    typer.echo(f"rollout: {len(specs)} episodes of {env} {split} -> {output}; policy {policy.value}, "
+               + (f"recipe {recipe}" if agent_recipe else f"template {tmpl.name}, level {level}")
+               + f", max {max_steps} steps, {workers} worker(s)", err=True)
     info = {"env": env, "tasks": split, "policy": policy.value, "backend": backend.value if backend else None,
             "model": model, "template": tmpl.name, "level": level, "max_steps": max_steps}
     generation = {"max_new_tokens": max_new_tokens, "temperature": temperature} if runner_backend else {}
     resume_options = {"seed": seed, "max_screenshots": max_screenshots, "resize": {
         "min_pixels": resize.min_pixels, "max_pixels": resize.max_pixels, "factor": resize.factor}, **generation}
+    session_options: dict = {"template": tmpl.name, "resize": resize, "level": level, "max_steps": max_steps,
+                             "max_screenshots": max_screenshots}
+    if agent_recipe is not None:  # every value of the file must match to resume; the session is verl's loop's
+        from functools import partial
+
+        from core.rollout.recipe import RecipeSession
+
+        info["recipe"] = str(recipe)
+        resume_options = {"seed": seed, "recipe": {k: getattr(agent_recipe, k) for k in agent_recipe.keys()},
+                          **generation}
+        session_options = {"session_factory": partial(RecipeSession, recipe=agent_recipe)}
     try:
         with user_errors():
             summary = run_rollouts(lambda: entry.make(), specs, chosen, output, workers=workers, gallery=gallery,
                                    run_info=info, resume_options=resume_options, overwrite=overwrite,
-                                   session_options={"template": tmpl.name, "resize": resize, "level": level,
-                                                    "max_steps": max_steps, "max_screenshots": max_screenshots})
+                                   session_options=session_options)
             if json_path is not None:
                 atomic_write_json(json_path, summary)
     finally:

@@ -190,7 +190,8 @@ def run_rollouts(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], poli
     """Run every episode of ``specs`` not already in ``output_dir/episodes.jsonl`` and return the summary of
     all of them. ``workers`` episodes run at once, each in its own env (``make_env()``): the policy answers
     them in one batch and their env steps run in threads. ``session_options`` go to
-    :class:`~core.rollout.session.EpisodeSession`; ``run_info`` (policy, model, env...) is added to every row
+    :class:`~core.rollout.session.EpisodeSession` (or to ``session_options["session_factory"]``, e.g. a
+    :class:`~core.rollout.recipe.RecipeSession` with its recipe bound); ``run_info`` (policy, model, env...) is added to every row
     and the summary. An env that raises during an episode ends that episode with ``error`` (it counts as failed).
 
     An existing folder run is resumed only when its :data:`RUN_KEYS` of ``run_info`` and every
@@ -229,6 +230,7 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
     from core.console import progress_bar
 
     path = out / "episodes.jsonl"
+    make_session = opts.pop("session_factory", EpisodeSession)
     done, _ = load_done(path)
     todo = [s for s in specs if s.id not in done]
     in_gallery = {s.id for s in specs[:gallery]}
@@ -261,8 +263,8 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
             while queue and free:
                 spec, env = queue.pop(), free.pop()
                 try:
-                    active[spec.id] = (spec, env, EpisodeSession(env, spec.task, episode_id=spec.id, seed=spec.seed,
-                                                                 keep_screens=spec.id in in_gallery, **opts))
+                    active[spec.id] = (spec, env, make_session(env, spec.task, episode_id=spec.id, seed=spec.seed,
+                                                               keep_screens=spec.id in in_gallery, **opts))
                 except ValueError:
                     raise  # bad options (template, level, limits): the whole run is wrong
                 except Exception as exc:  # noqa: BLE001 - the env failed to reset: that episode fails

@@ -97,7 +97,8 @@ class StepRecord:
 class Episode:
     """A whole episode: the task, every turn, and how it ended. ``success`` is the env's goal check at the
     end; ``error`` is set when the env itself failed (the episode counts as failed); ``metrics`` are the env's
-    own end-of-episode numbers (``info["metrics"]``, e.g. MiniWoB++'s time-decayed reward)."""
+    own end-of-episode numbers (``info["metrics"]``, e.g. MiniWoB++'s time-decayed reward); ``ended_by``: why an
+    agent-recipe episode ended (:class:`core.rollout.recipe.RecipeSession`), None otherwise."""
 
     id: str
     task_id: str
@@ -114,6 +115,7 @@ class Episode:
     reward: float = 0.0
     error: str | None = None
     metrics: dict[str, float] = field(default_factory=dict)
+    ended_by: str | None = None
 
     @property
     def invalid_steps(self) -> int:
@@ -126,7 +128,8 @@ class Episode:
                 "screen_size": list(self.screen_size), "success": self.success, "terminated": self.terminated,
                 "truncated": self.truncated, "reward": self.reward, "n_steps": len(self.steps),
                 "n_invalid": self.invalid_steps, "n_ignored": sum(1 for s in self.steps if s.ignored),
-                "error": self.error, "metrics": self.metrics, "steps": [s.to_dict() for s in self.steps]}
+                "error": self.error, "metrics": self.metrics, "steps": [s.to_dict() for s in self.steps],
+                **({"ended_by": self.ended_by} if self.ended_by is not None else {})}
 
 
 def _box(value: Any) -> list[float] | None:

@@ -3,27 +3,25 @@
 States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMINATED.
 
 - PENDING: the row's ``raw_prompt`` (+ its first screenshot) rendered with the ``mobile_use`` tool schema by
-  verl's Continuous Token builder; the tool opens an :class:`core.rollout.EpisodeSession` on the row's source.
+  verl's Continuous Token builder; the tool opens a :class:`core.rollout.recipe.RecipeSession` on the row's source
+  under the loop's agent recipe.
 - GENERATING: one ``server_manager.generate`` call (verl's LLM server client); its tokens get ``response_mask`` 1.
-- PROCESSING_ACTION: the text is parsed with ``core.parsers.parse_tool_call``; exactly one ``mobile_use`` call is
-  executed by the tool (EpisodeSession.act: frames, env step, record); the next screenshot comes back as a
-  ``tool`` message with an image, merged by the Continuous Token builder (``response_mask`` 0, including the
-  ``\\n`` turn separator verl PR 6921 restores after ``<|im_end|>``). Text without exactly one valid call is
-  recorded by the session as an invalid action, then ends the episode (``on_invalid: end``, default) or is fed
-  back as a user message naming the error (``on_invalid: feedback``).
-- TERMINATED: the task ended (terminate/answer, goal reached), ``max_turns`` model turns, ``max_screenshots``
-  images in context (verl trains on ONE token sequence per trajectory, so old screenshots cannot be dropped
-  from it; the episode stops instead), the context budget (the next tool turn would not fit
-  ``rollout.response_length``: ``ended_by`` "context_budget", counted in ``gui_agent/context_budget``), or an
-  invalid call. Screenshots are capped by the tool's ``max_screenshot_pixels`` so 20 turns fit the budget.
+- PROCESSING_ACTION: the session executes the text when it is exactly one ``mobile_use`` call (frames, env step,
+  record) and writes the next turn: a ``tool`` message with the next screenshot, or (``on_invalid: feedback``) a
+  user message naming why the answer was not executed; it is merged by the Continuous Token builder
+  (``response_mask`` 0, including the ``\\n`` turn separator verl PR 6921 restores after ``<|im_end|>``).
+- TERMINATED: the session's ``ended_by`` (episode_end, max_turns, truncated, invalid, max_screenshots: verl trains
+  on ONE token sequence per trajectory, so old screenshots cannot be dropped), or the context budget (the next
+  tool turn would not fit ``rollout.response_length``: ``ended_by`` "context_budget", counted in
+  ``gui_agent/context_budget``). Screenshots are capped by the recipe's ``max_screenshot_pixels`` so 20 turns fit.
 
-Config (``gui_agent`` section of the trainer config, all optional): ``max_turns`` (20), ``max_screenshots`` (20),
-``on_invalid`` (end | feedback), ``aggregation`` (mean | last), ``completion_bonus`` (1.0), ``grid`` (used when
-no ``mobile_use`` tool is configured; set with the tool's it must agree), ``screen_width``/``screen_height`` (the
-recipe README's spelling of the grid: 999 x 999 = grid999, 1000 x 1000 = grid1000). The reward
-(:mod:`gui_agent_reward`) is computed here, where turn boundaries are known, and returned as ``reward_score``
-with every part in ``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error)
-ends that episode with reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
+Config (``gui_agent`` section of the trainer config): ``recipe`` (the agent recipe file, :mod:`core.agent_recipe`;
+the run scripts pass ``verl/gui_agent/recipe.yaml`` or ``RECIPE``); any recipe key in the section is applied on top
+(``max_turns``, ``max_screenshots``, ``on_invalid``, ``aggregation``, ``completion_bonus``, ``grid``; the README's
+``screen_width``/``screen_height`` name the grid). The reward (:mod:`gui_agent_reward`) is computed here, where
+turn boundaries are known, and returned as ``reward_score`` with every part in
+``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error) ends that episode with
+reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
 """
 
 from __future__ import annotations
@@ -34,20 +32,15 @@ from enum import Enum
 from typing import Any
 from uuid import uuid4
 
-from core.numbers import checked_number
-from core.parsers import parse_tool_call
-from core.rewards.gui_agent import tool_call_problem
-from gui_agent_reward import AGGREGATIONS, TurnScore, episode_reward, score_turn
-from mobile_use_tool import GRIDS, TOOL_NAME, CoordinateGrid, MobileUseTool
+from core.agent_recipe import SCREEN_KEYS, AgentRecipe
+from gui_agent_reward import TurnScore, episode_reward, score_turn
+from mobile_use_tool import DEFAULT_RECIPE, TOOL_NAME, MobileUseTool
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
 logger = logging.getLogger(__name__)
 
 AGENT_NAME = "gui_agent"
-ON_INVALID = ("end", "feedback")
-#: The recipe README's names for the coordinate space (``gui_agent.screen_width/height``: 999).
-SCREEN_KEYS = ("screen_width", "screen_height")
 
 
 class GUIAgentState(Enum):
@@ -57,56 +50,21 @@ class GUIAgentState(Enum):
     TERMINATED = "terminated"
 
 
-@dataclass(frozen=True)
 class GUIAgentConfig:
-    """The ``gui_agent`` config section (see the module docstring)."""
+    """The ``gui_agent`` config section: ``recipe`` (the agent recipe file; default the tool's recipe, else
+    :data:`mobile_use_tool.DEFAULT_RECIPE`) with any recipe key of the section on top (the run scripts set only
+    ``recipe``)."""
 
-    max_turns: int = 20
-    max_screenshots: int = 20
-    on_invalid: str = "end"
-    aggregation: str = "mean"
-    completion_bonus: float = 1.0
-    grid: str = "grid999"
-
-    def __post_init__(self) -> None:
-        if self.on_invalid not in ON_INVALID:
-            raise ValueError(f"gui_agent.on_invalid must be one of {ON_INVALID}, got {self.on_invalid!r}")
-        if self.aggregation not in AGGREGATIONS:
-            raise ValueError(f"gui_agent.aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
-        for name in ("max_turns", "max_screenshots"):  # frozen: set through object.__setattr__
-            object.__setattr__(self, name, checked_number(getattr(self, name), f"gui_agent.{name}", minimum=1,
-                                                          integer=True))
-        object.__setattr__(self, "completion_bonus", checked_number(self.completion_bonus,
-                                                                    "gui_agent.completion_bonus", minimum=0))
-        CoordinateGrid(self.grid)
-
-    @classmethod
-    def from_mapping(cls, section: Any) -> GUIAgentConfig:
-        """The config from the trainer's ``gui_agent`` section. ``screen_width`` / ``screen_height`` (the recipe
-        README's names, 999 there) are read as the coordinate grid they describe: 999 x 999 is ``grid999``,
-        1000 x 1000 ``grid1000``; any other size, or a size that disagrees with ``grid``, is an error naming
-        ``gui_agent.grid``."""
-        known = set(cls.__dataclass_fields__)
+    @staticmethod
+    def from_mapping(section: Any, base: AgentRecipe | None = None) -> AgentRecipe:
+        """The loop's :class:`~core.agent_recipe.AgentRecipe`; errors name ``gui_agent.<key>``."""
         section = dict(section or {})
-        size = [section.pop(k) for k in SCREEN_KEYS if k in section]
-        unknown = sorted(set(section) - known)
-        if unknown:
-            raise ValueError(f"unknown gui_agent config keys {unknown}; known: {sorted(known | set(SCREEN_KEYS))}")
-        if size:
-            named = {(n, n): name for name, n in GRIDS.items() if n is not None}
-            try:
-                grid = named[tuple(float(v) for v in size)] if len(size) == 2 else None
-            except (TypeError, ValueError, KeyError):
-                grid = None
-            if grid is None:
-                raise ValueError(
-                    f"gui_agent.screen_width/screen_height {size}: the coordinate space is set by gui_agent.grid "
-                    f"(grid999 = 999 x 999, the recipe's; grid1000 = 1000 x 1000; pixels = screen pixels); give "
-                    f"both as 999 or 1000, or set gui_agent.grid")
-            if section.setdefault("grid", grid) != grid:
-                raise ValueError(f"gui_agent.screen_width/screen_height {size} mean grid {grid!r} but gui_agent.grid "
-                                 f"is {section['grid']!r}: set one of them")
-        return cls(**section)
+        path = section.pop("recipe", None)
+        if path:
+            base = AgentRecipe.load(path)
+        elif base is None:
+            base = AgentRecipe.load(DEFAULT_RECIPE)
+        return AgentRecipe.from_mapping(section, source="gui_agent", base=base) if section else base
 
 
 def create_kwargs_for(extra_info: dict[str, Any], tools_kwargs: dict[str, Any] | None) -> dict[str, Any]:
@@ -144,15 +102,16 @@ class GUIAgentLoop(AgentLoopBase):
 
     def __init__(self, *args: Any, tools: Any = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.gui = GUIAgentConfig.from_mapping(self.config.get("gui_agent"))
         tool = next((t for t in (tools.tools if tools else []) if t.name == TOOL_NAME), None)
         section = self.config.get("gui_agent") or {}
+        self.gui = GUIAgentConfig.from_mapping(section, base=tool.recipe if tool is not None else None)
         asked = "grid" in section or any(k in section for k in SCREEN_KEYS)
         if tool is not None and asked and tool.grid.name != self.gui.grid:
             raise ValueError(f"gui_agent grid {self.gui.grid!r} disagrees with the mobile_use tool's grid "
-                             f"{tool.grid.name!r} (tool YAML `grid`, GUI_AGENT_GRID / GRID in the run scripts)")
-        self.tool = tool or MobileUseTool({"grid": self.gui.grid, "max_steps": self.gui.max_turns})
-        self.tool_schemas = [self.tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True)]
+                             f"{tool.grid.name!r} (tool YAML `grid` or the recipe file's)")
+        self.tool = tool or MobileUseTool({"recipe": section.get("recipe"), "grid": self.gui.grid,
+                                           "max_steps": self.gui.max_turns})
+        self.tool_schemas = self.gui.tool_schemas()
         self.response_length = self.rollout_config.response_length
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
@@ -165,7 +124,7 @@ class GUIAgentLoop(AgentLoopBase):
         error = None
         try:
             ep.instance_id, _ = await self.tool.create(
-                create_kwargs=create_kwargs_for(extra_info, kwargs.get("tools_kwargs")))
+                create_kwargs=create_kwargs_for(extra_info, kwargs.get("tools_kwargs")), recipe=self.gui)
             state = GUIAgentState.PENDING
             while state is not GUIAgentState.TERMINATED:
                 if state is GUIAgentState.PENDING:
@@ -205,37 +164,15 @@ class GUIAgentLoop(AgentLoopBase):
         screen = session.episode.screen_size
         gold, gold_box = session.info.get("gold_action"), session.info.get("gold_box")
         ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))  # 0 unless one mobile_use call
-        parsed = parse_tool_call(text)
-        invalid = tool_call_problem(parsed)
-        response = None
-        with simple_timer("tool_calls", ep.metrics):
-            if invalid is None:
-                response, _, _ = await self.tool.execute(ep.instance_id, dict(parsed.actions[0].raw["arguments"]))
-                invalid = session.episode.steps[-1].invalid
-            elif parsed.ok:  # parseable but not one mobile_use call: record it without stepping the phone
-                session.act(text, error=f"invalid tool call: {invalid}")
-            else:  # the session parses it again and records why it is not an action
-                session.act(text)
-        ep.messages.append({"role": "assistant", "content": text})
-        if session.done:  # the task ended, or the session's max_steps (= max_turns) truncated it
-            return self._end(ep, "truncated" if session.episode.truncated else "episode_end")
-        if len(ep.response_mask) >= self.response_length:
-            return self._end(ep, "context_budget")
-        if len(ep.turn_texts) >= self.gui.max_turns:
-            return self._end(ep, "max_turns")
-        if invalid is not None and self.gui.on_invalid == "end":
-            return self._end(ep, "invalid")
-        if response is not None and response.image:
-            if len(ep.images) + len(response.image) > self.gui.max_screenshots:
-                return self._end(ep, "max_screenshots")
-            content = [{"type": "image", "image": img} for img in response.image]
-            if response.text:
-                content.append({"type": "text", "text": response.text})
-            new_message = {"role": "tool", "content": content}
-        else:
-            new_message = {"role": "user", "content": (
-                f"Your answer was not executed: {invalid}. Answer with a Thought: line, an Action: line and "
-                f"exactly one <tool_call> to {TOOL_NAME}.")}
+        before = len(session.conversation)
+        with simple_timer("tool_calls", ep.metrics):  # the RecipeSession executes it and writes the next turn
+            session.act(text, context_full=len(ep.response_mask) >= self.response_length)
+        answer, *follow_up = session.conversation[before:]
+        ep.messages.append(answer)
+        if session.ended_by is not None:
+            return self._end(ep, session.ended_by)
+        (new_message,) = follow_up
+        if new_message["role"] == "user":
             ep.feedback[len(ep.turn_texts) - 1] = new_message["content"]
         previous = list(ep.messages)
         ep.messages.append(new_message)
@@ -245,8 +182,7 @@ class GUIAgentLoop(AgentLoopBase):
             ep.messages.pop()
             return self._end(ep, "context_budget")
         ep.prompt_ids, ep.response_mask = merge.token_ids, mask
-        if response is not None and response.image:
-            ep.images.extend(response.image)
+        ep.images.extend(p["image"] for p in new_message["content"] if isinstance(p, dict) and p["type"] == "image")
         return GUIAgentState.GENERATING
 
     @staticmethod

@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.actions import Action, canonical_action_name
+from core.agent_recipe import AGGREGATIONS
 from core.numbers import NumberError, checked_number
 from core.rewards.common import RewardInputError
 from core.rewards.gui_agent import KEYS, gui_agent_score
 from mobile_use_tool import CoordinateGrid, screen_size
-
-AGGREGATIONS = ("mean", "last")
 
 
 @dataclass(frozen=True)

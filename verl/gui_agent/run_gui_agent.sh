@@ -2,6 +2,9 @@
 # GRPO for the Qwen3-VL mobile agent with verl (the GUI-agent recipe), shared by
 # verl/examples/run_qwen3_vl_8b_gui_agent_{gpu,npu}.sh, which set the per-device defaults below.
 # Every knob is an environment variable; extra arguments are hydra overrides of verl's ppo_trainer config.
+# What the model sees and how an episode runs (grid, turns, screenshots and their pixel cap, invalid answers,
+# reward aggregation, prompt) come from ONE agent recipe file, RECIPE (default verl/gui_agent/recipe.yaml), the
+# file `gui-agent rollout --recipe` reads too.
 # PRINT_ARGS=1 prints the overrides (one per line) and exits without training; DRY_RUN=1 composes and validates the
 # whole config as verl's entry point does, loads the data, tool, agent loop and reward, prints the values that
 # matter and exits (verl/dry_run.py: CPU, no GPU needed).
@@ -18,13 +21,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${KL_LOSS_COEF:=0.01}"
 : "${ROLLOUT_ENGINE:=vllm}"                          # vllm | sglang (the recipe README names both)
 : "${TP:=2}"                                         # rollout tensor parallel: recipe 2 GPU / 4 NPU
-: "${MAX_TURNS:=20}"
-: "${MAX_SCREENSHOTS:=20}"
-: "${MAX_SCREENSHOT_PIXELS:=614400}"                 # per screenshot (600 Qwen3-VL tokens; 0 = full): 20 turns fit
-                                                     # MAX_RESPONSE_LENGTH; data prep's --max_screenshot_pixels
-: "${GRID:=grid999}"                                 # screen 999 = the recipe's 0-999 grid
-: "${ON_INVALID:=end}"                               # end | feedback
-: "${AGGREGATION:=mean}"                             # mean | last (+ completion bonus)
+: "${RECIPE:=$REPO/verl/gui_agent/recipe.yaml}"     # the agent recipe (core/agent_recipe.py)
 : "${MAX_PROMPT_LENGTH:=8192}"
 : "${MAX_RESPONSE_LENGTH:=16384}"
 : "${CHUNKED_PREFILL:=True}"                         # enable_chunked_prefill
@@ -38,8 +35,17 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${LOGGER:=console}"
 : "${EXPERIMENT_NAME:=qwen3_vl_8b_gui_agent_${DEVICE}}"
 
-export GUI_AGENT_GRID="$GRID" GUI_AGENT_MAX_TURNS="$MAX_TURNS" GUI_AGENT_MAX_SCREENSHOT_PIXELS="$MAX_SCREENSHOT_PIXELS"
+PYTHON=${PYTHON:-$REPO/.venvs/rl/bin/python}
+for knob in GRID MAX_TURNS MAX_SCREENSHOTS MAX_SCREENSHOT_PIXELS ON_INVALID AGGREGATION; do
+  if [[ -n "${!knob:-}" ]]; then
+    echo "error: $knob is set in the agent recipe file now (${knob,,}: in $RECIPE); copy it and pass RECIPE=<your copy>" >&2
+    exit 2
+  fi
+done
 export PYTHONPATH="$REPO/verl/gui_agent:$REPO${PYTHONPATH:+:$PYTHONPATH}"
+recipe_values=$("$PYTHON" -m core.agent_recipe shell "$RECIPE") || exit 2
+eval "$recipe_values"
+export GUI_AGENT_RECIPE="$RECIPE"                    # the tool YAML reads it (${oc.env:GUI_AGENT_RECIPE})
 
 args=(
   algorithm.adv_estimator=grpo
@@ -74,15 +80,11 @@ args=(
   actor_rollout_ref.rollout.enforce_eager="$ENFORCE_EAGER"
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu="$MICRO_BATCH"
   actor_rollout_ref.rollout.multi_turn.enable=True
-  actor_rollout_ref.rollout.multi_turn.max_assistant_turns="$MAX_TURNS"
+  actor_rollout_ref.rollout.multi_turn.max_assistant_turns="$RECIPE_MAX_TURNS"
   actor_rollout_ref.rollout.multi_turn.tool_config_path="$REPO/verl/gui_agent/mobile_use_tool.yaml"
   actor_rollout_ref.rollout.agent.agent_loop_config_path="$REPO/verl/gui_agent/agent_loop.yaml"
   actor_rollout_ref.rollout.agent.default_agent_loop=gui_agent
-  +gui_agent.max_turns="$MAX_TURNS"
-  +gui_agent.max_screenshots="$MAX_SCREENSHOTS"
-  +gui_agent.on_invalid="$ON_INVALID"
-  +gui_agent.aggregation="$AGGREGATION"
-  +gui_agent.grid="$GRID"
+  +gui_agent.recipe="$RECIPE"                     # the loop's values: the recipe file, the same the tool reads
   trainer.v1.trainer_mode=gui_agent                # verl's sync trainer + per-step gui_agent/<part>/mean metrics
   +ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register
   trainer.device="$DEVICE"
@@ -99,7 +101,6 @@ if [[ "${PRINT_ARGS:-0}" == 1 ]]; then
   printf '%s\n' "${args[@]}" "$@"
   exit 0
 fi
-PYTHON=${PYTHON:-$REPO/.venvs/rl/bin/python}
 if [[ "${DRY_RUN:-0}" == 1 ]]; then
   exec "$PYTHON" "$REPO/verl/dry_run.py" "${args[@]}" "$@"
 fi

@@ -130,8 +130,8 @@ class HFBackend:
 
     def prompt_text(self, request: InferenceRequest) -> str:
         """The chat-template string of ``request`` (with the generation prompt)."""
-        return self.processor.apply_chat_template(hf_messages(request.messages), tokenize=False,
-                                                  add_generation_prompt=True)
+        return self.processor.apply_chat_template(hf_messages(request.messages), tools=request.tools,
+                                                  tokenize=False, add_generation_prompt=True)
 
     def _generate(self, requests: list[InferenceRequest]) -> list[str]:
         texts = [self.prompt_text(r) for r in requests]

@@ -130,6 +130,8 @@ class OpenAIBackend:
             "temperature": max(self.gen.temperature, 0.0),
             "seed": self.gen.seed,
         }
+        if request.tools:
+            body["tools"] = request.tools  # the server's chat template renders them (vLLM / ms-swift)
         if not self.gen.greedy:
             body["top_p"] = self.gen.top_p
         if self.gen.repetition_penalty != 1.0:

@@ -144,7 +144,7 @@ class VLLMBackend:
                 raise ValueError(f"a prompt with {len(r.images)} images, but limit_mm_per_prompt allows {limit}; "
                                  "raise limit_mm_per_prompt['image']")
             out.append({
-                "prompt": self._chat_template_fn(hf_messages(r.messages)),
+                "prompt": self._chat_template_fn(hf_messages(r.messages), **({"tools": r.tools} if r.tools else {})),
                 "multi_modal_data": {"image": list(r.images)},
                 "mm_processor_kwargs": {"min_pixels": r.policy.min_pixels, "max_pixels": r.policy.max_pixels},
             })
@@ -178,8 +178,8 @@ def _processor_chat_template(model: str) -> Callable[[list], str]:
 
     processor = AutoProcessor.from_pretrained(model)
 
-    def render(messages: list) -> str:
-        return processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    def render(messages: list, tools: list | None = None) -> str:
+        return processor.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
 
     return render
 
