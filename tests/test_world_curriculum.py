@@ -285,3 +285,21 @@ def test_gymnasium_checker_passes_on_curriculum_tasks():
         obs, info = env.reset(seed=1)
         assert obs.shape == (448, 448, 3) and env.observation_space.contains(obs)
         env.close()
+
+
+def test_export_families_keeps_only_those_in_split_order(tmp_path):
+    text = ["go_back", "type_in_box"]
+    listed = world.list_tasks("curriculum_train", 6, families=text)
+    assert [t.family for t in listed] == text * 3  # seed by seed, as the split lists them
+    assert [t.seed for t in listed] == [1_000_000, 1_000_000, 1_000_001, 1_000_001, 1_000_002, 1_000_002]
+    assert [t.id for t in listed] == [t.id for t in world.list_tasks("curriculum_train", 27) if t.family in text][:6]
+    assert {t.family for t in world.list_tasks("test", families=["delete_note"])} == {"delete_note"}
+    out = tmp_path / "text.parquet"
+    r = runner.invoke(app, ["world", "export", "--split", "curriculum_train", "--families", ",".join(text), "--n", "8",
+                            "--levels", "high", "--output", str(out)])
+    assert r.exit_code == 0, r.output
+    assert Counter(json.loads(e)["family"] for e in pd.read_parquet(out)["extra"]) == {"go_back": 4, "type_in_box": 4}
+    r = runner.invoke(app, ["world", "export", "--split", "curriculum_train", "--families", "go_back,delete_note",
+                            "--output", str(tmp_path / "x.parquet")])
+    assert r.exit_code == 2 and "no task family delete_note" in r.output and "--families" in r.output
+    assert not (tmp_path / "x.parquet").exists()

@@ -16,13 +16,14 @@ _SPLIT = typer.Option("train", "--split", help="train, val_seed, test_seed, test
                                                 "or the curriculum's curriculum_train, curriculum_val, curriculum_test.")
 
 
-def _tasks(split: str, n: int | None = None):
+def _tasks(split: str, n: int | None = None, families: str | None = None):
     from core.world import list_tasks
 
+    chosen = None if families is None else [f.strip() for f in families.split(",") if f.strip()]
     try:
-        return list_tasks(split, n)
+        return list_tasks(split, n, chosen)
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="'--split'") from None
+        raise typer.BadParameter(str(e), param_hint="'--families'" if "family" in str(e) else "'--split'") from None
 
 
 def _task(task_id: str):
@@ -111,6 +112,9 @@ def _write_gold_screens(task, output: Path) -> int:
 @world_app.command("export")
 def export_cmd(split: str = _SPLIT,
                n: int | None = typer.Option(None, "--n", min=1, help="Export the first N tasks (default: all)."),
+               families: str | None = typer.Option(None, "--families", help="sim-phone: comma-separated task "
+                                                   "families; only their tasks, in the split's order (--n counts "
+                                                   "them)."),
                output: Path = typer.Option(..., "--output", help="Unified parquet file to write."),
                levels: str = typer.Option("low,high,grounding", "--levels",
                                           help="Comma-separated row kinds: low, high, grounding."),
@@ -138,7 +142,7 @@ def export_cmd(split: str = _SPLIT,
         with user_errors(prefix=f"cannot write {output}: "):
             _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
         return
-    tasks = _tasks(split, n)
+    tasks = _tasks(split, n, families)
     with user_errors(prefix=f"cannot write {output}: "):
         total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())

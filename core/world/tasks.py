@@ -16,6 +16,7 @@ families (the Calculator app and deleting a note) on their own seeds; ``test`` =
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
 
@@ -345,18 +346,24 @@ def get_task(task_id: str) -> TaskSpec:
     return make_task(family, int(seed))
 
 
-def list_tasks(split: str = "train", n: int | None = None) -> list[TaskSpec]:
-    """The tasks of ``split`` (see the module docstring), or its first ``n``."""
-    if split == "test":
-        return (list_tasks("test_seed") + list_tasks("test_family"))[:n]
+def list_tasks(split: str = "train", n: int | None = None, families: Sequence[str] | None = None) -> list[TaskSpec]:
+    """The tasks of ``split`` (see the module docstring), or its first ``n``; with ``families``, only the tasks of
+    those families, in the split's order (``n`` counts them). ValueError names an unknown split, or a family the split
+    does not have."""
     if split in CURRICULUM_SPLITS:
-        families, first, count = CURRICULUM_SPLITS[split]
-        ids = ((f, s) for s in range(first, first + count) for f in families)
-    elif split in SPLITS:
-        families, first, count = SPLITS[split]
-        ids = ((f, s) for f in families for s in range(first, first + count))
+        names, first, count = CURRICULUM_SPLITS[split]
+        ids: Iterable[tuple[str, int]] = ((f, s) for s in range(first, first + count) for f in names)
+    elif split in SPLITS or split == "test":
+        parts = [SPLITS[p] for p in (("test_seed", "test_family") if split == "test" else (split,))]
+        names = tuple(f for fams, _, _ in parts for f in fams)
+        ids = ((f, s) for fams, first, count in parts for f in fams for s in range(first, first + count))
     else:
         raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLIT_NAMES)}")
+    if families is not None:
+        unknown = [f for f in families if f not in names]
+        if unknown:
+            raise ValueError(f"split {split!r} has no task family {', '.join(unknown)}; it has: {', '.join(names)}")
+        ids = ((f, s) for f, s in ids if f in families)
     return [make_task(f, s) for f, s in islice(ids, n)]
 
 
