@@ -290,18 +290,18 @@ GUIR1_INFERENCE = replace(GUIR1_ANDROIDCONTROL, name="guir1-inference",
 
 @dataclass(frozen=True)
 class ShortGuiR1Template(GuiR1Template):
-    """GUI-R1's answer format after a one-line prompt: ``Task: <instruction>`` and then the screenshot, nothing else.
-    The screenshot comes last, so the answer starts at the same distance from every image token whatever the
-    instruction's length (a model trained from random weights learns positions through relative attention only)."""
+    """GUI-R1's answer format after a one-line prompt: the screenshot, then ``Task: <instruction>``, nothing else.
+    The screenshot comes first as trl's GRPO trainer puts it (it prepends the image to a text prompt), so SFT,
+    GRPO and inference see the same sequence; the instruction sits right before the answer that copies from it."""
 
     def text(self, step: Step) -> str:
-        return f"Task: {step.instruction}\n{IMAGE_PLACEHOLDER}"
+        return f"{IMAGE_PLACEHOLDER}Task: {step.instruction}"
 
 
 GUIR1_SHORT = ShortGuiR1Template(
     name="guir1-short", answer_format="guir1", frame=Frame.RESIZED, actions=GUIR1_HIGH.actions,
-    description="This project's short prompt in GUI-R1's answer format (not from GUI-R1): the instruction, then the "
-    "screenshot; for models trained from random weights (the demo's curriculum), where GUI-R1's 380-token prompt "
+    description="This project's short prompt in GUI-R1's answer format (not from GUI-R1): the screenshot, then the "
+    "instruction; for models trained from random weights (the demo's curriculum), where GUI-R1's 380-token prompt "
     "would be most of every example.", **_TRAIN)
 
 

@@ -329,6 +329,17 @@ def test_guir1_inference_text_is_exact(bench):
                                                                  step.history_text)
 
 
+def test_short_prompt_is_the_screenshot_then_the_task_with_guir1_answers():
+    short, high = TEMPLATES["guir1-short"], TEMPLATES["guir1-high"]
+    for step in REAL:
+        # the screenshot first, as trl's GRPO trainer prepends it to a text prompt: SFT, GRPO and inference agree
+        assert _user_text("guir1-short", step) == f"<image>Task: {step.instruction}"
+        g = short.geometry(step)
+        assert g == high.geometry(step)
+        assert short.gold_answer(step, g) == high.gold_answer(step, g)
+    assert short.actions == high.actions and short.answer_format == "guir1"
+
+
 @pytest.mark.parametrize("name", sorted(TEMPLATES))
 def test_exactly_one_image_placeholder(name):
     t = TEMPLATES[name]

@@ -169,11 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     cur = cfg["curriculum"]
 
     data = out / "data"
+
     # Real screenshots: ``{folder of ../shared/data: gui-agent data convert --from reader}``, the folders present.
     real = {name: args.shared_data / name for name in (cfg["data"].get("real") or {})
             if (args.shared_data / name).is_dir()}
     # Each stage's settings: only what it depends on, so a change rebuilds that stage and the ones after it.
-    common = {k: cfg[k] for k in ("seed", "threads", "min_pixels", "max_pixels")}
+    common = {k: cfg[k] for k in ("seed", "threads", "template", "min_pixels", "max_pixels")}
     data_key = {**common, "data": cfg["data"], "curriculum_data": {k: cur[k] for k in CURRICULUM_DATA},
                 "real": {k: str(v.resolve()) for k, v in real.items()}}
     measure = {"eval": cfg["eval"], "rollout": cfg["rollout"]}
@@ -204,15 +205,16 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("train", "val", "test"):
             run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], "--output",
                  data / f"curriculum_{split}.parquet"], dlog, env=env)
-        conv = [*ga, "data", "convert", "--from", "unified", *px, "--overwrite"]
+        conv = [*ga, "data", "convert", "--from", "unified", "--template", cfg["template"], *px, "--overwrite"]
         for name in ("train", "curriculum_train"):
             run([*conv, "--to", "llamafactory", "--input", data / f"{name}.parquet", "--output",
                  data / "lf" / LF_DATASETS[name], "--name", LF_DATASETS[name]], dlog, env=env)
         for name in ("train", "heldout", "curriculum_train", "curriculum_val", "curriculum_test"):
-            run([*conv, "--to", "vlmr1", "--input", data / f"{name}.parquet", "--output", data / "vlmr1", "--name",
-                 name], dlog, env=env)
+            run([*conv, "--to", "vlmr1", "--input", data / f"{name}.parquet", "--output",
+                 data / "vlmr1", "--name", name], dlog, env=env)
         for name, folder in real.items():
-            reader = ["data", "convert", "--from", cfg["data"]["real"][name], "--input", folder, *px, "--overwrite"]
+            reader = ["data", "convert", "--from", cfg["data"]["real"][name], "--input", folder, "--template",
+                      cfg["template"], *px, "--overwrite"]
             run([*ga, *reader, "--to", "llamafactory", "--output", data / "lf" / name, "--name", name], dlog, env=env)
             run([*ga, *reader, "--to", "vlmr1", "--output", data / "vlmr1", "--name", name], dlog, env=env)
 
@@ -236,15 +238,16 @@ def main(argv: list[str] | None = None) -> int:
         e, r = cfg["eval"], cfg["rollout"]
         hf = ["--backend", "hf", "--model", model, "--max-new-tokens", e["max_new_tokens"], "--device", "cpu"]
         run([*ga, "infer", *(hf if model else ["--backend", "baseline", "--model", baseline]), "--input",
-             data / f"{heldout}.parquet", "--output", pred, *px, "--batch-size", e["batch_size"], "--seed", cfg["seed"]],
-            log_file, env=env, show=model is not None)
+             data / f"{heldout}.parquet", "--output", pred, *px, "--prompt", cfg["template"], "--batch-size",
+             e["batch_size"], "--seed", cfg["seed"]], log_file, env=env, show=model is not None)
         if full_eval:
             run(["bash", ROOT / "experiments/guir1/eval.sh", pred.parent, sdir / "eval"], log_file, env=env)
         run([RL / "python", HERE / "report.py", "score", pred, data / "vlmr1" / f"{heldout}.jsonl",
              sdir / "scored.jsonl"], log_file, env=env)
         if episodes == 0:
             return
-        run([*ga, "rollout", *(hf if model else ["--policy", baseline]), "--env", "sim-phone", "--tasks", tasks,
+        run([*ga, "rollout", *(hf if model else ["--policy", baseline]), "--template", cfg["template"], "--env",
+             "sim-phone", "--tasks", tasks,
              "--episodes", episodes or r["episodes"], "--max-steps", max_steps or r["max_steps"], "--seed", cfg["seed"],
              *px, "--output", sdir / "rollout"], log_file, env=env, show=model is not None)
 
