@@ -23,7 +23,8 @@ from typing import Any
 from PIL import Image
 
 from core.actions import Action, to_mobile_use
-from core.agent_recipe import GRID1000, PIXELS, AgentRecipe, message_text, regrid_arguments, tool_call_text
+from core.agent_recipe import (GRID1000, PIXELS, AgentRecipe, capped_size, message_text, regrid_arguments,
+                               tool_call_text)
 from core.geometry import QWEN3VL_FACTOR
 from core.inference.requests import InferenceRequest, ResizePolicy
 from core.parsers import parse_tool_call
@@ -53,8 +54,6 @@ class RecipeSession(EpisodeSession):
     def screenshot(self) -> Image.Image:
         """The current screen as the model sees it: RGB, within the recipe's ``max_screenshot_pixels``
         (:func:`~core.rollout.session.resized_screen`: resized once per simulated screen)."""
-        from core.agent_recipe import capped_size
-
         size = capped_size(self.episode.screen_size, self.recipe.max_screenshot_pixels)
         return resized_screen(self.obs, size, self.info.get("frame_key"))
 

@@ -17,13 +17,15 @@ _SPLIT = typer.Option("train", "--split", help="train, val_seed, test_seed, test
 
 
 def _tasks(split: str, n: int | None = None, families: str | None = None):
-    from core.world import list_tasks
+    from core.world import SPLIT_NAMES, list_tasks
 
+    if split not in SPLIT_NAMES:
+        raise typer.BadParameter(f"unknown split {split!r}; known: {', '.join(SPLIT_NAMES)}", param_hint="'--split'")
     chosen = None if families is None else [f.strip() for f in families.split(",") if f.strip()]
     try:
         return list_tasks(split, n, chosen)
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="'--families'" if "family" in str(e) else "'--split'") from None
+    except ValueError as e:  # the split is known: what list_tasks refuses is a family
+        raise typer.BadParameter(str(e), param_hint="'--families'") from None
 
 
 def _task(task_id: str):
