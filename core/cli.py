@@ -41,11 +41,14 @@ def tiny_model(
     seed: int = typer.Option(0, help="Seed of the random weights."),
     overwrite: bool = typer.Option(False, help="Replace an existing folder."),
     family: str = typer.Option("qwen2.5-vl", help="Model family: qwen2.5-vl or qwen3-vl."),
+    tied_embeddings: bool | None = typer.Option(
+        None, "--tied-embeddings/--untied-embeddings",
+        help="Share the input embedding with the output layer (default: the family's layout)."),
 ) -> None:
     """Write a tiny random Qwen2.5-VL or Qwen3-VL test model (real tokenizer) as a Hugging Face folder."""
     from core.testing import tiny_model_command
 
-    tiny_model_command(output, seed=seed, overwrite=overwrite, family=family)
+    tiny_model_command(output, seed=seed, overwrite=overwrite, family=family, tied_embeddings=tied_embeddings)
 
 
 def main() -> None:

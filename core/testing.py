@@ -558,8 +558,9 @@ def _processor_files(family: str) -> dict[str, dict[str, Any]]:
 TINY_FAMILIES = ("qwen2.5-vl", "qwen3-vl")
 
 
-def _write_model_files(out: Path, seed: int, family: str = "qwen2.5-vl") -> int:
-    """Write config, seeded random weights and generation config into ``out``; returns the parameter count."""
+def _write_model_files(out: Path, seed: int, family: str = "qwen2.5-vl", tied_embeddings: bool | None = None) -> int:
+    """Write config, seeded random weights and generation config into ``out``; returns the parameter count.
+    ``tied_embeddings`` None keeps the family's layout (tied like Qwen2.5-VL-3B, untied like Qwen3-VL)."""
     import torch
     from transformers import (
         GenerationConfig,
@@ -569,10 +570,12 @@ def _write_model_files(out: Path, seed: int, family: str = "qwen2.5-vl") -> int:
         Qwen3VLForConditionalGeneration,
     )
 
-    if family == "qwen3-vl":
-        config, model_cls = Qwen3VLConfig(**_qwen3vl_model_config_dict()), Qwen3VLForConditionalGeneration
-    else:
-        config, model_cls = Qwen2_5_VLConfig(**_model_config_dict()), Qwen2_5_VLForConditionalGeneration
+    qwen3 = family == "qwen3-vl"
+    kwargs = _qwen3vl_model_config_dict() if qwen3 else _model_config_dict()
+    if tied_embeddings is not None:
+        kwargs["tie_word_embeddings"] = tied_embeddings
+    config = (Qwen3VLConfig if qwen3 else Qwen2_5_VLConfig)(**kwargs)
+    model_cls = Qwen3VLForConditionalGeneration if qwen3 else Qwen2_5_VLForConditionalGeneration
     # CPU initialisation is deterministic given the seed; fork the RNG so callers' state is untouched.
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -611,9 +614,14 @@ def build_tiny_qwen3vl(output_dir: str | Path, *, seed: int = 0, overwrite: bool
 
 
 def build_tiny_model(
-    output_dir: str | Path, *, family: str = "qwen2.5-vl", seed: int = 0, overwrite: bool = False
+    output_dir: str | Path, *, family: str = "qwen2.5-vl", seed: int = 0, overwrite: bool = False,
+    tied_embeddings: bool | None = None,
 ) -> Path:
     """Build the tiny random model of ``family`` (:data:`TINY_FAMILIES`) at ``output_dir`` and return its path.
+
+    ``tied_embeddings``: None keeps the family's layout (Qwen2.5-VL tied, as its 3B; Qwen3-VL untied); False gives
+    the output layer its own weights (``make demo``: with them tied, Adam moves every embedding row each step
+    through the output layer, and the rows of words that only appear in prompts drift together).
 
     The folder is assembled in a temporary sibling and renamed into place. Same ``seed`` and
     library versions give byte-identical files. Raises ``FileExistsError`` when ``output_dir``
@@ -628,7 +636,7 @@ def build_tiny_model(
     template = QWEN3VL_CHAT_TEMPLATE if qwen3 else QWEN25VL_CHAT_TEMPLATE
     with _staging_dir(final) as tmp:
         build_qwen_tokenizer(tmp, QWEN3VL_ADDED_TOKENS if qwen3 else QWEN25VL_ADDED_TOKENS, template)
-        n_params = _write_model_files(tmp, seed, family)
+        n_params = _write_model_files(tmp, seed, family, tied_embeddings)
         for name, config in _processor_files(family).items():
             _write_json(tmp / name, config)
         _write_json(tmp / "chat_template.json", {"chat_template": template})
@@ -638,6 +646,7 @@ def build_tiny_model(
                 "build_version": BUILD_VERSION,
                 "seed": seed,
                 "family": family,
+                **({} if tied_embeddings is None else {"tied_embeddings": tied_embeddings}),
                 "num_parameters": n_params,
                 "builder": "core.testing",
             },
@@ -716,12 +725,15 @@ def tiny_model_command(
     seed: Annotated[int, typer.Option(help="Seed of the random weights.")] = 0,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing folder.")] = False,
     family: Annotated[str, typer.Option(help="Model family: qwen2.5-vl or qwen3-vl.")] = "qwen2.5-vl",
+    tied_embeddings: Annotated[bool | None, typer.Option(
+        "--tied-embeddings/--untied-embeddings",
+        help="Share the input embedding with the output layer (default: the family's layout).")] = None,
 ) -> None:
     """Write a tiny random Qwen2.5-VL or Qwen3-VL (real tokenizer, ~5 M parameters) for offline tests."""
     if family not in TINY_FAMILIES:
         raise typer.BadParameter(f"{family!r} is not one of {', '.join(TINY_FAMILIES)}", param_hint="--family")
     try:
-        path = build_tiny_model(output, family=family, seed=seed, overwrite=overwrite)
+        path = build_tiny_model(output, family=family, seed=seed, overwrite=overwrite, tied_embeddings=tied_embeddings)
     except FileExistsError as exc:
         raise typer.BadParameter(str(exc), param_hint="--output") from exc
     info = json.loads((path / BUILD_INFO_FILE).read_text(encoding="utf-8"))

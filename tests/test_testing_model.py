@@ -462,3 +462,34 @@ def test_qwen3vl_cli_family(tmp_path: Path, qwen3_dir: Path) -> None:
     assert _file_digests(out) == _file_digests(qwen3_dir)  # same seed, byte-identical
     with pytest.raises(typer.BadParameter, match="--family|qwen2.5-vl"):
         testing.tiny_model_command(output=tmp_path / "x", family="llama")
+
+
+def test_untied_embeddings_give_the_output_layer_its_own_weights(tmp_path: Path, model_dir: Path) -> None:
+    """``--untied-embeddings`` (make demo's model): the output layer is a separate tensor, so a gradient step on the
+    output layer alone leaves the input embedding as it was; the default keeps Qwen2.5-VL-3B's tied layout."""
+    import torch
+    from transformers import Qwen2_5_VLForConditionalGeneration
+
+    from core.cli import app
+    from typer.testing import CliRunner
+
+    out = tmp_path / "untied"
+    r = CliRunner().invoke(app, ["tiny-model", "--output", str(out), "--untied-embeddings"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "config.json").read_text())["tie_word_embeddings"] is False
+    assert json.loads((out / testing.BUILD_INFO_FILE).read_text())["tied_embeddings"] is False
+    untied = Qwen2_5_VLForConditionalGeneration.from_pretrained(out)
+    tied = Qwen2_5_VLForConditionalGeneration.from_pretrained(model_dir)
+    assert tied.lm_head.weight.data_ptr() == tied.get_input_embeddings().weight.data_ptr()
+    assert untied.lm_head.weight.data_ptr() != untied.get_input_embeddings().weight.data_ptr()
+    vocab, hidden = tied.get_input_embeddings().weight.shape
+    n_tied, n_untied = (sum(p.numel() for p in m.parameters()) for m in (tied, untied))
+    assert n_untied - n_tied == vocab * hidden
+
+    before = untied.get_input_embeddings().weight.detach().clone()
+    opt = torch.optim.SGD([untied.lm_head.weight], lr=1.0)
+    ids = torch.tensor([[testing.ENDOFTEXT_ID, testing.IM_END_ID, 11, 12]])
+    untied(input_ids=ids, labels=ids).loss.backward()
+    opt.step()
+    assert torch.equal(untied.get_input_embeddings().weight, before)
+    assert untied.lm_head.weight.grad.abs().sum() > 0

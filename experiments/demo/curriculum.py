@@ -81,7 +81,8 @@ def curve_accuracy(scored: Path) -> float:
 
 
 def plot_curves(curves: dict[str, list[tuple[int, float]]], random_acc: float | None, path: Path) -> str | None:
-    """One figure: validation accuracy against training step, SFT then each GRPO run continuing from its end."""
+    """Validation accuracy against training step: SFT on the left, each GRPO run on the right from step 0 (the SFT
+    end; GRPO runs are far shorter than SFT, so one shared axis would squeeze them into a sliver)."""
     if not any(curves.values()):
         return None
     import matplotlib
@@ -89,24 +90,26 @@ def plot_curves(curves: dict[str, list[tuple[int, float]]], random_acc: float | 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, (ax_sft, ax_grpo) = plt.subplots(1, 2, figsize=(8, 3.5), sharey=True, gridspec_kw={"width_ratios": [3, 2]})
     sft = curves.get("sft") or []
-    offset = sft[-1][0] if sft else 0
     if sft:
-        ax.plot([s for s, _ in sft], [100 * a for _, a in sft], marker=".", color="black", label="SFT")
+        ax_sft.plot([s for s, _ in sft], [100 * a for _, a in sft], marker=".", color="black", label="SFT")
     for name, pts in curves.items():
         if name == "sft" or not pts:
             continue
         pts = ([(0, sft[-1][1])] if sft else []) + list(pts)  # every GRPO run starts at the SFT end
-        ax.plot([offset + s for s, _ in pts], [100 * a for _, a in pts], marker=".", label=f"GRPO {name}",
-                linestyle="--" if name == "shuffled" else "-")
-    if random_acc is not None:
-        ax.axhline(100 * random_acc, color="grey", linestyle=":", label="random policy")
-    ax.set_xlabel("training step (SFT, then GRPO from the SFT end)")
-    ax.set_ylabel("validation accuracy (%)")
-    ax.set_title("Curriculum: held-out-seed validation accuracy")
-    ax.legend(fontsize=7)
-    return save_figure(fig, ax, path)
+        ax_grpo.plot([s for s, _ in pts], [100 * a for _, a in pts], marker=".", label=f"GRPO {name}",
+                     linestyle="--" if name == "shuffled" else "-")
+    for ax in (ax_sft, ax_grpo):
+        if random_acc is not None:
+            ax.axhline(100 * random_acc, color="grey", linestyle=":", label="random policy")
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    ax_sft.set_xlabel("SFT step")
+    ax_grpo.set_xlabel("GRPO step (from the SFT end)")
+    ax_sft.set_ylabel("validation accuracy (%)")
+    fig.suptitle("Curriculum: held-out-seed validation accuracy")
+    return save_figure(fig, ax_grpo, path)
 
 
 def save_figure(fig, ax, path: Path) -> str:

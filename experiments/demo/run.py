@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     real = {name: args.shared_data / name for name in (cfg["data"].get("real") or {})
             if (args.shared_data / name).is_dir()}
     # Each stage's settings: only what it depends on, so a change rebuilds that stage and the ones after it.
-    common = {k: cfg[k] for k in ("seed", "threads", "template", "min_pixels", "max_pixels")}
+    common = {k: cfg[k] for k in ("seed", "threads", "model", "template", "min_pixels", "max_pixels")}
     data_key = {**common, "data": cfg["data"], "curriculum_data": {k: cur[k] for k in CURRICULUM_DATA},
                 "real": {k: str(v.resolve()) for k, v in real.items()}}
     measure = {"eval": cfg["eval"], "rollout": cfg["rollout"]}
@@ -183,9 +183,10 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1. model
     base = out / "models" / "base"
-    stages("model", {"seed": cfg["seed"]}, [base],
-           lambda: run([*ga, "tiny-model", "--output", base, "--seed", cfg["seed"], "--overwrite"], logs / "model.log",
-                       env=env))
+    tied = "--tied-embeddings" if cfg["model"]["tied_embeddings"] else "--untied-embeddings"
+    stages("model", {"seed": cfg["seed"], "model": cfg["model"]}, [base],
+           lambda: run([*ga, "tiny-model", "--output", base, "--seed", cfg["seed"], tied, "--overwrite"],
+                       logs / "model.log", env=env))
 
     # 2. data
 
