@@ -304,3 +304,58 @@ def test_export_families_keeps_only_those_in_split_order(tmp_path):
     shown = " ".join(r.output.replace("│", " ").split())  # the error box wraps at the terminal's width
     assert r.exit_code == 2 and "no task family delete_note" in shown and "--families" in shown
     assert not (tmp_path / "x.parquet").exists()
+
+
+def test_export_shows_each_start_screen_with_several_goals(tmp_path):
+    """--instructions-per-screen: the same screenshot with up to K goals, each row's action reaching its own goal."""
+    from core.data.unified import iter_steps
+
+    out = tmp_path / "alt.parquet"
+    r = runner.invoke(app, ["world", "export", "--split", "curriculum_train", "--n", "18", "--levels", "low,high",
+                            "--instructions-per-screen", "4", "--output", str(out)])
+    assert r.exit_code == 0, r.output
+    screens: dict[tuple[str, str], list] = {}
+    for s in iter_steps(out):
+        if s.extra["step_index"] == 0:
+            screens.setdefault((s.extra["episode_id"], s.task_type), []).append(s)
+    assert len(screens) == 2 * 18
+    env = world.SimPhoneEnv()
+    for (task_id, level), rows in screens.items():
+        task = world.get_task(task_id)
+        family = FAMILIES[task.family]
+        if level == "low" and task.family == "tap_two_tiles":
+            assert 1 <= len(rows) <= 4, task_id  # low rows name only the first tile (repeats are left out)
+        else:
+            assert len(rows) == (1 if task.family == "go_back" else 4), task_id
+        assert len({row.image for row in rows}) == 1  # one screenshot, byte for byte
+        assert len({row.instruction for row in rows}) == len(rows)
+        if level != "high":
+            continue
+        goals = dict((instr, params) for params, instr in family.variants(task.params, make_content(task.seed))
+                     ) if family.variants else {}
+        goals[task.instruction] = task.params
+        for row in rows:
+            variant = task.model_copy(update={"params": goals[row.instruction], "instruction": row.instruction})
+            env.reset(options={"task": variant})
+            _, reward, terminated, _, info = env.step(row.action)
+            assert not info["ignored"], (row.id, info["ignored"])
+            if task.family != "tap_two_tiles":  # one action reaches the goal
+                assert terminated and info["success"], row.id
+    actions = {row.instruction: row.action for row in screens[("scroll_direction-1000000", "high")]}
+    assert {a.direction for a in actions.values()} == {"down", "up", "left", "right"}
+    assert all(a.direction == i.split()[-1] for i, a in actions.items())
+
+
+def test_a_variant_that_changes_the_screen_is_refused(monkeypatch):
+    """The export checks that every variant starts on the task's own screenshot."""
+    from dataclasses import replace
+
+    from core.world.export import task_steps
+
+    back = FAMILIES["go_back"]
+    other_page = replace(back, variants=lambda p, c: [({"page": q}, "Go back") for q in world.curriculum.PAGES
+                                                      if q != p["page"]])
+    monkeypatch.setitem(FAMILIES, "go_back", other_page)
+    with pytest.raises(RuntimeError, match="starts on another screen"):
+        task_steps(world.SimPhoneEnv(), world.get_task("go_back-1000000"), ["high"], instructions_per_screen=2)
+    assert len(task_steps(world.SimPhoneEnv(), world.get_task("go_back-1000000"), ["high"])) == 1

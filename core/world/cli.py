@@ -123,6 +123,11 @@ def export_cmd(split: str = _SPLIT,
                grounding_per_screen: int = typer.Option(0, "--grounding-per-screen", min=0,
                                                         help="Extra grounding rows per screen for other tappable "
                                                              "widgets (besides the gold target)."),
+               instructions_per_screen: int = typer.Option(1, "--instructions-per-screen", min=1,
+                                                           help="Curriculum: show each task's start screen with up "
+                                                                "to K goals (its own + K-1 of its family's "
+                                                                "variants: other direction, phrase, tile), low/high "
+                                                                "rows each."),
                env: str = typer.Option("sim-phone", "--env", help="sim-phone, or miniwob (MiniWoB++ in Chromium: "
                                                                   "--tasks, --n episodes, --seed; make setup-web)."),
                miniwob_tasks: str = typer.Option("click-type", "--tasks",
@@ -146,7 +151,8 @@ def export_cmd(split: str = _SPLIT,
         return
     tasks = _tasks(split, n, families)
     with user_errors(prefix=f"cannot write {output}: "):
-        total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen)
+        total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen,
+                               instructions_per_screen=instructions_per_screen)
     per = ", ".join(f"{k} {v}" for k, v in counts.items())
     typer.echo(f"{len(tasks)} {split} tasks -> {total} rows ({per}) -> {output}")
 

@@ -93,6 +93,10 @@ def _scroll_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
     return {"direction": d}, f"Scroll {d}"
 
 
+def _scroll_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    return [({"direction": d}, f"Scroll {d}") for d in DIRECTIONS if d != p["direction"]]
+
+
 def _scroll_goal(phone: Phone, p: dict[str, Any]) -> bool:
     x, y = phone.pan
     return {"down": y > 0, "up": y < 0, "right": x > 0, "left": x < 0}[p["direction"]]
@@ -109,6 +113,10 @@ def _type_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
     return {"text": text}, f"Type '{text}' in the box"
 
 
+def _type_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    return [({"text": t}, f"Type '{t}' in the box") for t in PHRASES if t != p["text"]]
+
+
 def _type_goal(phone: Phone, p: dict[str, Any]) -> bool:
     return text_match(phone.fields.get("text_box", ""), p["text"])
 
@@ -123,6 +131,10 @@ def _app_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
     apps = rng.sample(sorted(APPS), 4)
     key = rng.choice(apps)
     return {"apps": apps, "app": key}, f"Open the {c.app_labels[key]} app"
+
+
+def _app_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    return [({**p, "app": key}, f"Open the {c.app_labels[key]} app") for key in p["apps"] if key != p["app"]]
 
 
 def _app_setup(phone: Phone, p: dict[str, Any]) -> None:
@@ -149,16 +161,34 @@ def _board_make(level: str):
         pairs = rng.sample([f"{col} {shape}" for col in TILE_COLOURS for shape in TILE_SHAPES], rows * cols)
         target = rng.randrange(rows * cols)
         return ({"rows": rows, "cols": cols, "fill": fill_share, "tiles": pairs, "targets": [target]},
-                f"Tap the {pairs[target]}")
+                _board_instruction(pairs, [target]))
     return make
+
+
+def _board_instruction(tiles: list[str], targets: list[int]) -> str:
+    """"Tap the green triangle" (one target), "Tap the green tile, then the blue one" (two: by colour)."""
+    if len(targets) == 1:
+        return f"Tap the {tiles[targets[0]]}"
+    first, second = (tiles[t].split()[0] for t in targets)
+    return f"Tap the {first} tile, then the {second} one"
+
+
+def _board_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    """Every other target (one-tap boards) or ordered pair of distinct tiles (two-tap boards) of the same board."""
+    n = len(p["tiles"])
+    if len(p["targets"]) == 1:
+        others = [[t] for t in range(n)]
+    else:
+        others = [[a, b] for a in range(n) for b in range(n) if a != b]
+    return [({**p, "targets": t}, _board_instruction(p["tiles"], t)) for t in others if t != p["targets"]]
 
 
 def _two_tiles_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
     colours = rng.sample(list(TILE_COLOURS), 4)
     tiles = [f"{col} {rng.choice(TILE_SHAPES)}" for col in colours]
-    first, second = rng.sample(range(4), 2)
-    return ({"rows": 2, "cols": 2, "fill": BOARD_LEVELS["tap_tile_2x2"][2], "tiles": tiles, "targets": [first, second]},
-            f"Tap the {colours[first]} tile, then the {colours[second]} one")
+    targets = rng.sample(range(4), 2)
+    return ({"rows": 2, "cols": 2, "fill": BOARD_LEVELS["tap_tile_2x2"][2], "tiles": tiles, "targets": targets},
+            _board_instruction(tiles, targets))
 
 
 def _board_setup(phone: Phone, p: dict[str, Any]) -> None:
@@ -189,22 +219,26 @@ def _board_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
     return tap(tile, f"Tap the {name}")
 
 
-def _curriculum(name: str, make: Callable, goal: Callable, plan: Callable, setup: Callable, max_actions: int = 1
-                ) -> Family:
+def _curriculum(name: str, make: Callable, goal: Callable, plan: Callable, setup: Callable, max_actions: int = 1,
+                variants: Callable | None = None) -> Family:
     """A curriculum family: on ``CURRICULUM_SCREEN``, ``max_actions`` actions allowed."""
-    return Family(name, "curriculum", make, goal, plan, setup=setup, screen=CURRICULUM_SCREEN, max_actions=max_actions)
+    return Family(name, "curriculum", make, goal, plan, setup=setup, screen=CURRICULUM_SCREEN, max_actions=max_actions,
+                  variants=variants)
 
 
 CURRICULUM: tuple[Family, ...] = (
     _curriculum("go_back", _back_make, lambda ph, p: ph.route == ("settings",) and ph.dialog is None, _back_plan,
                 _back_setup),
     _curriculum("scroll_direction", _scroll_make, _scroll_goal, _scroll_plan,
-                lambda ph, p: ph.start([("pan",)], pinned=True)),
+                lambda ph, p: ph.start([("pan",)], pinned=True), variants=_scroll_variants),
     _curriculum("type_in_box", _type_make, _type_goal, _type_plan,
-                lambda ph, p: ph.start([("textbox",)], pinned=True, focus="text_box")),
-    _curriculum("open_app_tile", _app_make, lambda ph, p: ph.app == p["app"], _app_plan, _app_setup),
-    *(_curriculum(level, _board_make(level), _board_goal, _board_plan, _board_setup) for level in BOARD_LEVELS),
-    _curriculum("tap_two_tiles", _two_tiles_make, _board_goal, _board_plan, _board_setup, max_actions=2),
+                lambda ph, p: ph.start([("textbox",)], pinned=True, focus="text_box"), variants=_type_variants),
+    _curriculum("open_app_tile", _app_make, lambda ph, p: ph.app == p["app"], _app_plan, _app_setup,
+                variants=_app_variants),
+    *(_curriculum(level, _board_make(level), _board_goal, _board_plan, _board_setup, variants=_board_variants)
+      for level in BOARD_LEVELS),
+    _curriculum("tap_two_tiles", _two_tiles_make, _board_goal, _board_plan, _board_setup, max_actions=2,
+                variants=_board_variants),
 )
 #: Every curriculum family, text-determined ones first (the order tasks of a seed are listed in).
 CURRICULUM_FAMILIES: tuple[str, ...] = tuple(f.name for f in CURRICULUM)

@@ -4,8 +4,10 @@ benchmark path runs on them.
 Each task's gold episode becomes, per step: a ``high`` row (the task goal + the history of previous gold actions
 with their low-level instructions), a ``low`` row (the step's own instruction, same history) and, for taps, a
 ``grounding`` row (the target widget's description, its box), plus optional grounding rows for other tappable
-widgets of the same screen. Coordinates are screen pixels = ORIGINAL pixels of
-the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, ``family``, ``app``, ``screen``,
+widgets of the same screen. With ``instructions_per_screen`` K > 1, a task whose family lists variants (the
+curriculum's: ``Family.variants``) adds ``low`` / ``high`` rows for K - 1 other goals on its start screen (same
+screenshot, another direction / phrase / tile; ids ``.../0/<level>/alt<j>``; a row whose instruction the screen
+already has is left out), so the screenshot alone no longer tells the answer. Coordinates are screen pixels = ORIGINAL pixels of the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, ``family``, ``app``, ``screen``,
 ``theme``, ``font_scale``, ``seed`` and ``n_steps`` (gold episode length).
 """
 
@@ -21,8 +23,10 @@ from PIL import Image
 
 from core.actions import Action
 from core.schema import HistoryItem, Step
+from core.world.content import make_content
 from core.world.env import SimPhoneEnv
-from core.world.tasks import TaskSpec
+from core.world.plans import GoldStep
+from core.world.tasks import FAMILIES, TaskSpec
 from core.world.widgets import Widget
 
 LEVELS: tuple[str, ...] = ("low", "high", "grounding")
@@ -46,10 +50,31 @@ def grounding_targets(widgets: Sequence[Widget], exclude: Widget | None, k: int,
     return random.Random(seed).sample(pool, min(k, len(pool)))
 
 
-def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS, extra_grounding: int = 0
-               ) -> list[Step]:
+def instruction_variants(env: SimPhoneEnv, task: TaskSpec, k: int, start_png: bytes) -> list[tuple[int, str, GoldStep]]:
+    """Up to ``k`` other goals on ``task``'s start screen, drawn by the task id from its family's variants:
+    ``(variant index, instruction, first gold step)``. RuntimeError when a variant's start screen is not the task's
+    (``start_png``): the family's variants must keep the screen."""
+    family = FAMILIES[task.family]
+    if k <= 0 or family.variants is None:
+        return []
+    options = list(enumerate(family.variants(task.params, make_content(task.seed))))
+    out = []
+    for j, (params, instruction) in random.Random(f"{task.id}/variants").sample(options, min(k, len(options))):
+        variant = task.model_copy(update={"params": params, "instruction": instruction})
+        obs, _ = env.reset(options={"task": variant, "max_steps": MAX_GOLD_STEPS})
+        gold = env.gold()
+        if gold is None or png_bytes(obs) != start_png:
+            raise RuntimeError(f"{task.id}: variant {j} ({instruction!r}) "
+                               + ("has no gold step" if gold is None else "starts on another screen"))
+        out.append((j, instruction, gold))
+    return out
+
+
+def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS, extra_grounding: int = 0,
+               instructions_per_screen: int = 1) -> list[Step]:
     """The unified Steps of ``task``'s gold episode (see the module docstring for the rows per step);
-    ``extra_grounding`` adds that many grounding rows per screen for other tappable widgets."""
+    ``extra_grounding`` adds that many grounding rows per screen for other tappable widgets;
+    ``instructions_per_screen`` shows the start screen with up to that many goals (the task's own first)."""
     unknown = set(levels) - set(LEVELS)
     if unknown:
         raise ValueError(f"unknown level(s) {sorted(unknown)}; known: {LEVELS}")
@@ -91,19 +116,35 @@ def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS,
                                       history=tuple(history), task_type=level, bbox=bbox, ui_type=ui_type,
                                       **common))
         history.append(HistoryItem(action=gold.action, description=gold.instruction))
+    png, _, _ = states[0]
+    shown = {(s.task_type, s.instruction) for s in out if s.extra["step_index"] == 0}
+    for j, instruction, gold in instruction_variants(env, task, instructions_per_screen - 1, png):
+        target = gold.target
+        for level in (v for v in levels if v != "grounding"):
+            text = instruction if level == "high" else gold.instruction
+            if (level, text) in shown:  # e.g. the low row "Tap the red tile" of two orders starting on red
+                continue
+            shown.add((level, text))
+            row_id = f"{task.id}/0/{level}/alt{j}"
+            out.append(Step.build(row_id, id=f"{SOURCE}/{row_id}", image=png, image_size=(width, height),
+                                  action=gold.action, source=SOURCE, group="mobile", split=task.split,
+                                  extra={**extra, "step_index": 0},
+                                  instruction=text, task_type=level, bbox=tuple(float(v) for v in target.visible_box) if target else None,
+                                  ui_type=target.ui_type if target else None))
     return out
 
 
-def iter_export(tasks: Sequence[TaskSpec], levels: Sequence[str] = LEVELS, extra_grounding: int = 0
-                ) -> Iterator[list[Step]]:
+def iter_export(tasks: Sequence[TaskSpec], levels: Sequence[str] = LEVELS, extra_grounding: int = 0,
+                instructions_per_screen: int = 1) -> Iterator[list[Step]]:
     """The Steps of each task in turn (one list per task)."""
     env = SimPhoneEnv()
     for task in tasks:
-        yield task_steps(env, task, levels, extra_grounding)
+        yield task_steps(env, task, levels, extra_grounding, instructions_per_screen)
 
 
 def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] = LEVELS,
-           progress: bool = True, extra_grounding: int = 0) -> tuple[int, dict[str, int]]:
+           progress: bool = True, extra_grounding: int = 0, instructions_per_screen: int = 1
+           ) -> tuple[int, dict[str, int]]:
     """Write ``tasks``' gold episodes to the unified parquet ``output`` (atomically); (rows, rows per level)."""
     from core.console import progress_bar
 
@@ -111,12 +152,14 @@ def export(tasks: Sequence[TaskSpec], output: str | Path, levels: Sequence[str] 
 
     counts = dict.fromkeys(levels, 0)
     with UnifiedWriter(output) as writer:
-        for steps in progress_bar(iter_export(tasks, levels, extra_grounding), total=len(tasks), desc="sim phone export", unit=" task",
-                          enabled=progress, mininterval=1.0):
+        for steps in progress_bar(iter_export(tasks, levels, extra_grounding, instructions_per_screen),
+                                  total=len(tasks), desc="sim phone export", unit=" task", enabled=progress,
+                                  mininterval=1.0):
             for s in steps:
                 writer.write(s)
                 counts[s.task_type] += 1
     return sum(counts.values()), counts
 
 
-__all__ = ["LEVELS", "SOURCE", "export", "grounding_targets", "iter_export", "png_bytes", "task_steps"]
+__all__ = ["LEVELS", "SOURCE", "export", "grounding_targets", "instruction_variants", "iter_export", "png_bytes",
+           "task_steps"]

@@ -32,7 +32,9 @@ class Family:
     holds). Optional: ``setup`` puts a fresh phone in the task's start state (default: home, or the app
     ``params["start"]``), ``screen`` fixes the device screen (default: drawn from the seed), ``max_actions`` ends
     the episode (terminated, failed) after that many actions without success (default: only the env's
-    ``max_steps`` truncates)."""
+    ``max_steps`` truncates); ``variants`` lists every other (params, instruction) of the task's start screen: the
+    same rendered screen with another goal (another direction, phrase, tile), for exports that show one screen with
+    several instructions (default: none)."""
 
     name: str
     app: str
@@ -42,6 +44,7 @@ class Family:
     setup: Callable[[Phone, dict[str, Any]], None] | None = None
     screen: str | None = None
     max_actions: int | None = None
+    variants: Callable[[dict[str, Any], Content], list[tuple[dict[str, Any], str]]] | None = None
 
 
 # ---------------------------------------------------------------------------------------------- plan helpers

@@ -60,7 +60,7 @@ BENCHMARK = "androidcontrol_high"
 #: LLaMA-Factory dataset names of the SFT data (data/lf/<name>).
 LF_DATASETS = {"train": "simphone", "curriculum_train": "curriculum"}
 #: The curriculum settings the data stage depends on.
-CURRICULUM_DATA = ("train_tasks", "val_tasks", "test_tasks")
+CURRICULUM_DATA = ("train_tasks", "instructions_per_screen", "val_tasks", "test_tasks")
 
 
 def log(msg: str) -> None:
@@ -204,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
              data / "heldout_family.parquet"], dlog, env=env)
         # The curriculum: train, validation (settings and curves) and test (the reported numbers) layout seeds.
         for split in ("train", "val", "test"):
-            run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], "--output",
+            variants = ["--instructions-per-screen", cur["instructions_per_screen"]] if split == "train" else []
+            run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], *variants, "--output",
                  data / f"curriculum_{split}.parquet"], dlog, env=env)
         conv = [*ga, "data", "convert", "--from", "unified", "--template", cfg["template"], *px, "--overwrite"]
         for name in ("train", "curriculum_train"):
