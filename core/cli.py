@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import typer
+
+from core.testing import tiny_model_command
 
 app = typer.Typer(
     name="gui-agent",
@@ -35,20 +36,8 @@ def _root() -> None:
     """GUI-agent toolkit."""
 
 
-@app.command("tiny-model")
-def tiny_model(
-    output: Path = typer.Option(..., "--output", help="Folder to write the tiny random model into."),
-    seed: int = typer.Option(0, help="Seed of the random weights."),
-    overwrite: bool = typer.Option(False, help="Replace an existing folder."),
-    family: str = typer.Option("qwen2.5-vl", help="Model family: qwen2.5-vl or qwen3-vl."),
-    tied_embeddings: bool | None = typer.Option(
-        None, "--tied-embeddings/--untied-embeddings",
-        help="Share the input embedding with the output layer (default: the family's layout)."),
-) -> None:
-    """Write a tiny random Qwen2.5-VL or Qwen3-VL test model (real tokenizer) as a Hugging Face folder."""
-    from core.testing import tiny_model_command
-
-    tiny_model_command(output, seed=seed, overwrite=overwrite, family=family, tied_embeddings=tied_embeddings)
+# gui-agent tiny-model: core.testing's command itself, so its options have one owner.
+app.command("tiny-model")(tiny_model_command)
 
 
 def main() -> None:

@@ -104,19 +104,20 @@ def plot_curves(curves: dict[str, list[tuple[int, float]]], random_acc: float | 
         if random_acc is not None:
             ax.axhline(100 * random_acc, color="grey", linestyle=":", label="random policy")
         ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
     ax_sft.set_xlabel("SFT step")
     ax_grpo.set_xlabel("GRPO step (from the SFT end)")
     ax_sft.set_ylabel("validation accuracy (%)")
     fig.suptitle("Curriculum: held-out-seed validation accuracy")
-    return save_figure(fig, ax_grpo, path)
+    return save_figure(fig, (ax_sft, ax_grpo), path)
 
 
-def save_figure(fig, ax, path: Path) -> str:
-    """Grid, tight layout, a PNG without a software stamp (byte-stable); the path relative to the report folder."""
+def save_figure(fig, axes, path: Path) -> str:
+    """Grid on each of ``axes``, tight layout, a PNG without a software stamp (byte-stable); the path relative to the
+    report folder."""
     import matplotlib.pyplot as plt
 
-    ax.grid(alpha=0.3)
+    for ax in axes:
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100, metadata={"Software": None})

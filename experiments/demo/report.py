@@ -158,7 +158,7 @@ def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) 
     ax.set_title(title)
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
-    return curriculum.save_figure(fig, ax, path)
+    return curriculum.save_figure(fig, [ax], path)
 
 
 def _pct(x: float | None) -> str:
