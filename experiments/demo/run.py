@@ -60,7 +60,7 @@ BENCHMARK = "androidcontrol_high"
 #: LLaMA-Factory dataset names of the SFT data (data/lf/<name>).
 LF_DATASETS = {"train": "simphone", "curriculum_train": "curriculum"}
 #: The curriculum settings the data stage depends on.
-CURRICULUM_DATA = ("train_tasks", "instructions_per_screen", "val_tasks", "test_tasks")
+CURRICULUM_DATA = ("train", "val_tasks", "test_tasks")
 
 
 def log(msg: str) -> None:
@@ -203,9 +203,14 @@ def main(argv: list[str] | None = None) -> int:
         run([RL / "python", HERE / "report.py", "concat", data / "heldout.parquet", data / "heldout_seed.parquet",
              data / "heldout_family.parquet"], dlog, env=env)
         # The curriculum: train, validation (settings and curves) and test (the reported numbers) layout seeds.
-        for split in ("train", "val", "test"):
-            variants = ["--instructions-per-screen", cur["instructions_per_screen"]] if split == "train" else []
-            run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], *variants, "--output",
+        parts = []  # the training rows, part by part: families, their first N tasks, goals per start screen
+        for i, part in enumerate(cur["train"]):
+            parts.append(data / f"curriculum_train_{i}.parquet")
+            run([*world, "--split", "curriculum_train", "--families", ",".join(part["families"]), "--n", part["tasks"],
+                 "--instructions-per-screen", part["instructions_per_screen"], "--output", parts[-1]], dlog, env=env)
+        run([RL / "python", HERE / "report.py", "concat", data / "curriculum_train.parquet", *parts], dlog, env=env)
+        for split in ("val", "test"):
+            run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], "--output",
                  data / f"curriculum_{split}.parquet"], dlog, env=env)
         conv = [*ga, "data", "convert", "--from", "unified", "--template", cfg["template"], *px, "--overwrite"]
         for name in ("train", "curriculum_train"):
