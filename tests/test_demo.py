@@ -28,8 +28,8 @@ RUN = ROOT / "experiments" / "demo" / "run.py"
 STAGES = ("before_sft", "after_sft", "after_grpo")
 CURRICULUM_STAGES = ("random", "after_sft", "after_grpo_r1gui", "after_grpo_gaussian", "after_grpo_shuffled")
 GRPO_RUNS = ("r1gui", "gaussian", "shuffled")
-#: Stages of a run: model, data, before_sft, sft, after_sft, 3 GRPO runs, after_grpo, baselines, 5 curriculum ones.
-N_STAGES = 15
+#: Stages of a run: model, data, before_sft, sft, after_sft, grpo_data, 3 GRPO runs, after_grpo, baselines, 5 curriculum ones.
+N_STAGES = 16
 
 pytestmark = [
     pytest.mark.slow,

@@ -14,7 +14,8 @@ Stages (each one line with its wall time; training shows its progress bars):
    (task success in the simulated phone);
 4. ``sft``: ``llamafactory-cli train`` on the shipped full-SFT YAML (overrides in ``config.yaml``), then the
    checkpoint is re-saved by the rl environment's transformers (:mod:`handoff`) so trl and inference load it;
-5. ``grpo``: ``VLM-R1/grpo.py`` (trl ``GRPOTrainer``, GUI-R1's r1gui reward) from the SFT checkpoint;
+5. ``grpo_data``: the GRPO prompts (curriculum tasks, one goal per screen); ``grpo_<run>``: ``VLM-R1/grpo.py`` (trl
+   ``GRPOTrainer``) from the SFT checkpoint, one run per reward (r1gui, Gaussian, the shuffled control);
 6. ``baselines``: the same held-out screens and episodes answered by the trivial baselines (``gui-agent infer
    --backend baseline --model random|centre``, ``gui-agent rollout --policy random|centre``); then the report
    (``report.md``, ``report.json``, plots, galleries). The last line printed is the report folder.
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     cur = cfg["curriculum"]
 
     data = out / "data"
+    conv = [*ga, "data", "convert", "--from", "unified", "--template", cfg["template"], *px, "--overwrite"]
 
     # Real screenshots: ``{folder of ../shared/data: gui-agent data convert --from reader}``, the folders present.
     real = {name: args.shared_data / name for name in (cfg["data"].get("real") or {})
@@ -212,7 +214,6 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("val", "test"):
             run([*world, "--split", f"curriculum_{split}", "--n", cur[f"{split}_tasks"], "--output",
                  data / f"curriculum_{split}.parquet"], dlog, env=env)
-        conv = [*ga, "data", "convert", "--from", "unified", "--template", cfg["template"], *px, "--overwrite"]
         for name in ("train", "curriculum_train"):
             run([*conv, "--to", "llamafactory", "--input", data / f"{name}.parquet", "--output",
                  data / "lf" / LF_DATASETS[name], "--name", LF_DATASETS[name]], dlog, env=env)
@@ -304,6 +305,17 @@ def main(argv: list[str] | None = None) -> int:
            sft)
     stages("after_sft", {**sft_key, **measure}, eval_outputs("after_sft"), lambda: evaluate_model("after_sft"))
 
+    # GRPO's prompts: the first N curriculum_train tasks, one goal per screen, every family (its own stage, so a
+    # change reruns only GRPO).
+    def grpo_data() -> None:
+        run([*ga, "world", "export", "--levels", "high", "--overwrite", "--split", "curriculum_train", "--n",
+             cfg["grpo"]["prompt_tasks"], "--output", data / "curriculum_grpo.parquet"], logs / "grpo_data.log", env=env)
+        run([*conv, "--to", "vlmr1", "--input", data / "curriculum_grpo.parquet", "--output", data / "vlmr1",
+             "--name", "curriculum_grpo"], logs / "grpo_data.log", env=env)
+
+    stages("grpo_data", {**common, "prompt_tasks": cfg["grpo"]["prompt_tasks"]},
+           [data / "vlmr1" / "curriculum_grpo.hf"], grpo_data)
+
     def grpo(run_name: str) -> None:
         g = cfg["grpo"]
         dst = models[f"after_grpo_{run_name}"]
@@ -315,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in flags.items():
             args += [f"--{k}", *(v if isinstance(v, list) else [v])]
         run([RL / "python", ROOT / "VLM-R1/grpo.py", "--config", ROOT / g["recipe"], "--model_name_or_path",
-             models["after_sft"], "--dataset", data / "vlmr1" / "curriculum_train.hf", "--output_dir", dst, *args],
+             models["after_sft"], "--dataset", data / "vlmr1" / "curriculum_grpo.hf", "--output_dir", dst, *args],
             logs / f"grpo_{run_name}.log", env=env, show=True)
         curve(dst, f"grpo_{run_name}", models["after_sft"])
 
