@@ -7,8 +7,9 @@ with their low-level instructions), a ``low`` row (the step's own instruction, s
 widgets of the same screen. With ``instructions_per_screen`` K > 1, a task whose family lists variants (the
 curriculum's: ``Family.variants``) adds ``low`` / ``high`` rows for K - 1 other goals on its start screen (same
 screenshot, another direction / phrase / tile; ids ``.../0/<level>/alt<j>``; a row whose instruction the screen
-already has is left out), so the screenshot alone no longer tells the answer. Coordinates are screen pixels = ORIGINAL pixels of the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, ``family``, ``app``, ``screen``,
-``theme``, ``font_scale``, ``seed`` and ``n_steps`` (gold episode length).
+already has is left out), so the screenshot alone no longer tells the answer. Coordinates are screen pixels =
+ORIGINAL pixels of the stored PNG. ``extra`` carries ``episode_id`` (the task id), ``step_index``, ``family``,
+``app``, ``screen``, ``theme``, ``font_scale``, ``seed`` and ``n_steps`` (gold episode length).
 """
 
 from __future__ import annotations
@@ -90,47 +91,45 @@ def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS,
     width, height = info["screen_size"]
     extra = {"episode_id": task.id, "family": task.family, "app": task.app, "screen": task.screen,
              "theme": task.theme, "font_scale": task.font_scale, "seed": task.seed, "n_steps": len(states)}
+    def common(k: int, gold: GoldStep) -> dict:
+        """The keywords every row of step ``k`` shares: its screenshot, gold action and target box."""
+        target = gold.target
+        return dict(image=states[k][0], image_size=(width, height), action=gold.action, source=SOURCE,
+                    group="mobile", split=task.split, extra={**extra, "step_index": k},
+                    bbox=tuple(float(v) for v in target.visible_box) if target else None,
+                    ui_type=target.ui_type if target else None)
+
     out: list[Step] = []
     history: list[HistoryItem] = []
-    for k, (png, widgets, gold) in enumerate(states):
+    for k, (_, widgets, gold) in enumerate(states):
         target = gold.target
-        common = dict(image=png, image_size=(width, height), action=gold.action, source=SOURCE, group="mobile",
-                      split=task.split, extra={**extra, "step_index": k})
-        bbox = tuple(float(v) for v in target.visible_box) if target else None
-        ui_type = target.ui_type if target else None
         for level in levels:
             if level == "grounding":
                 if target is not None and gold.action.type == "click":
                     out.append(Step.build(f"{task.id}/{k}/grounding", id=f"{SOURCE}/{task.id}/{k}/grounding",
-                                          instruction=target.description, task_type="grounding", bbox=bbox,
-                                          ui_type=ui_type, **common))
+                                          instruction=target.description, task_type="grounding",
+                                          **common(k, gold)))
                 for other in grounding_targets(widgets, target, extra_grounding, f"{task.id}/{k}"):
                     row_id = f"{task.id}/{k}/grounding/{other.id}"
                     out.append(Step.build(row_id, id=f"{SOURCE}/{row_id}", instruction=other.description,
-                                          task_type="grounding", bbox=tuple(map(float, other.box)),
-                                          ui_type=other.ui_type,
-                                          **{**common, "action": Action(type="click", point=other.center)}))
+                                          task_type="grounding",
+                                          **{**common(k, gold), "action": Action(type="click", point=other.center),
+                                             "bbox": tuple(map(float, other.box)), "ui_type": other.ui_type}))
             else:
                 out.append(Step.build(f"{task.id}/{k}/{level}", id=f"{SOURCE}/{task.id}/{k}/{level}",
                                       instruction=task.instruction if level == "high" else gold.instruction,
-                                      history=tuple(history), task_type=level, bbox=bbox, ui_type=ui_type,
-                                      **common))
+                                      history=tuple(history), task_type=level, **common(k, gold)))
         history.append(HistoryItem(action=gold.action, description=gold.instruction))
-    png, _, _ = states[0]
     shown = {(s.task_type, s.instruction) for s in out if s.extra["step_index"] == 0}
-    for j, instruction, gold in instruction_variants(env, task, instructions_per_screen - 1, png):
-        target = gold.target
+    for j, instruction, gold in instruction_variants(env, task, instructions_per_screen - 1, states[0][0]):
         for level in (v for v in levels if v != "grounding"):
             text = instruction if level == "high" else gold.instruction
             if (level, text) in shown:  # e.g. the low row "Tap the red tile" of two orders starting on red
                 continue
             shown.add((level, text))
             row_id = f"{task.id}/0/{level}/alt{j}"
-            out.append(Step.build(row_id, id=f"{SOURCE}/{row_id}", image=png, image_size=(width, height),
-                                  action=gold.action, source=SOURCE, group="mobile", split=task.split,
-                                  extra={**extra, "step_index": 0},
-                                  instruction=text, task_type=level, bbox=tuple(float(v) for v in target.visible_box) if target else None,
-                                  ui_type=target.ui_type if target else None))
+            out.append(Step.build(row_id, id=f"{SOURCE}/{row_id}", instruction=text, task_type=level,
+                                  **common(0, gold)))
     return out
 
 
