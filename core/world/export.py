@@ -91,6 +91,7 @@ def task_steps(env: SimPhoneEnv, task: TaskSpec, levels: Sequence[str] = LEVELS,
     width, height = info["screen_size"]
     extra = {"episode_id": task.id, "family": task.family, "app": task.app, "screen": task.screen,
              "theme": task.theme, "font_scale": task.font_scale, "seed": task.seed, "n_steps": len(states)}
+
     def common(k: int, gold: GoldStep) -> dict:
         """The keywords every row of step ``k`` shares: its screenshot, gold action and target box."""
         target = gold.target

@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
 
     data = out / "data"
     conv = [*ga, "data", "convert", "--from", "unified", "--template", cfg["template"], *px, "--overwrite"]
+    world = [*ga, "world", "export", "--levels", "high", "--overwrite"]  # a stage rebuilds its data
 
     # Real screenshots: ``{folder of ../shared/data: gui-agent data convert --from reader}``, the folders present.
     real = {name: args.shared_data / name for name in (cfg["data"].get("real") or {})
@@ -194,7 +195,6 @@ def main(argv: list[str] | None = None) -> int:
 
     def build_data() -> None:
         d = cfg["data"]
-        world = [*ga, "world", "export", "--levels", "high", "--overwrite"]  # the stage rebuilds its data
         dlog = logs / "data.log"
         run([*world, "--split", "train", "--n", d["train_tasks"], "--output", data / "train.parquet"], dlog, env=env)
         run([*world, "--split", "test_seed", "--n", d["heldout_seed_tasks"], "--output", data / "heldout_seed.parquet"],
@@ -308,8 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     # GRPO's prompts: the first N curriculum_train tasks, one goal per screen, every family (its own stage, so a
     # change reruns only GRPO).
     def grpo_data() -> None:
-        run([*ga, "world", "export", "--levels", "high", "--overwrite", "--split", "curriculum_train", "--n",
-             cfg["grpo"]["prompt_tasks"], "--output", data / "curriculum_grpo.parquet"], logs / "grpo_data.log", env=env)
+        run([*world, "--split", "curriculum_train", "--n", cfg["grpo"]["prompt_tasks"], "--output",
+             data / "curriculum_grpo.parquet"], logs / "grpo_data.log", env=env)
         run([*conv, "--to", "vlmr1", "--input", data / "curriculum_grpo.parquet", "--output", data / "vlmr1",
              "--name", "curriculum_grpo"], logs / "grpo_data.log", env=env)
 
