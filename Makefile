@@ -64,7 +64,7 @@ lint: $(VENVS)/rl/.ready
 # on 2 cores. Stages already built are reused; the last line printed is the report folder.
 DEMO_ARGS ?=
 demo: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
-	@$(RL)/python experiments/demo/run.py --out $(DEMO_OUT) --shared-data $(SHARED_DATA) $(DEMO_ARGS)
+	@$(RL)/python experiments/demo/run.py --out $(call q,$(DEMO_OUT)) --shared-data $(call q,$(SHARED_DATA)) $(call qwords,$(DEMO_ARGS))
 
 # Refresh the lock files from the environments as they are now (after changing requirements/*.in).
 lock: setup

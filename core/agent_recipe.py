@@ -22,16 +22,22 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
-from typing import Any
 
-from PIL import Image
+if __name__ == "__main__":  # the first command run_gui_agent.sh runs: a wrong Python stops in one line, exit 2
+    from core.interpreter import require
 
-from core.geometry import QWEN3VL_FACTOR, smart_resize
-from core.numbers import NumberError, checked_number
-from core.rewards.gui_agent import TOOL_NAME
+    require(command=shlex.join(["python", "-m", "core.agent_recipe", *sys.argv[1:]]))
+
+from collections.abc import Mapping, Sequence  # noqa: E402
+from dataclasses import dataclass, field, fields, replace  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from PIL import Image  # noqa: E402
+
+from core.geometry import QWEN3VL_FACTOR, smart_resize  # noqa: E402
+from core.numbers import NumberError, checked_number  # noqa: E402
+from core.rewards.gui_agent import TOOL_NAME  # noqa: E402
 
 #: The recipe's actions (verl GUI-agent README, "Mobile Use Tool").
 RECIPE_ACTIONS = ("click", "long_press", "swipe", "type", "answer", "system_button", "wait", "terminate")

@@ -8,13 +8,13 @@ BENCH_ARGS ?=
 bench: bench-parsers bench-rewards bench-eval bench-convert bench-world
 
 bench-convert: $(VENVS)/rl/.ready
-	$(RL)/python bench/convert.py $(BENCH_ARGS)
+	$(RL)/python bench/convert.py $(call qwords,$(BENCH_ARGS))
 
 bench-rewards: $(VENVS)/rl/.ready
-	$(RL)/python bench/rewards.py $(BENCH_ARGS)
+	$(RL)/python bench/rewards.py $(call qwords,$(BENCH_ARGS))
 
 bench-eval: $(VENVS)/rl/.ready
-	$(RL)/python bench/eval.py $(BENCH_ARGS)
+	$(RL)/python bench/eval.py $(call qwords,$(BENCH_ARGS))
 
 bench-world: $(VENVS)/rl/.ready
-	$(RL)/python bench/world.py $(BENCH_ARGS)
+	$(RL)/python bench/world.py $(call qwords,$(BENCH_ARGS))

@@ -52,8 +52,8 @@ else
 DATA_TARGETS ?= unified
 endif
 
-_DATA_IMAGES_OPT = $(if $(DATA_IMAGES),--images $(DATA_IMAGES),)
-_NEED_INPUT = @test -n "$(DATA_INPUT)" || { echo "set DATA_INPUT=<file or folder> (and DATA_FROM=<source>; see Data/README.md)"; exit 2; }
+_DATA_IMAGES_OPT = $(if $(DATA_IMAGES),--images $(call q,$(DATA_IMAGES)),)
+_NEED_INPUT = @test -n $(call q,$(DATA_INPUT)) || { echo "set DATA_INPUT=<file or folder> (and DATA_FROM=<source>; see Data/README.md)"; exit 2; }
 
 .PHONY: data data-guir1 data-convert data-inspect data-download
 
@@ -63,39 +63,42 @@ else
 data: data-convert
 endif
 
-_CONVERT = $(RL)/python -m core data convert --from guir1 $(DATA_PIXELS) --workers $(DATA_WORKERS) $(DATA_ARGS)
+_CONVERT = $(RL)/python -m core data convert --from guir1 $(call qwords,$(DATA_PIXELS)) --workers $(call q,$(DATA_WORKERS)) \
+	$(call qwords,$(DATA_ARGS))
 
 # Output folder and name of each target (verl keeps GUI-R1's train/test file names inside one folder).
 data-guir1: $(VENVS)/rl/.ready
-	@test -f $(GUIR1_DIR)/train.parquet || { echo "no $(GUIR1_DIR)/train.parquet: run make data-download (or set GUIR1_DIR)"; exit 1; }
+	$(call need_name,DATASET,data)
+	@test -f $(call q,$(GUIR1_DIR)/train.parquet) || { echo "no "$(call q,$(GUIR1_DIR)/train.parquet)": run make data-download (or set GUIR1_DIR)"; exit 1; }
 	@set -e; for split in train test; do \
-	  f=$(GUIR1_DIR)/$$split.parquet; [ -f $$f ] || continue; \
+	  f=$(call q,$(GUIR1_DIR))/$$split.parquet; [ -f "$$f" ] || continue; \
 	  n=$(DATASET)$$( [ $$split = test ] && echo -test || true); \
-	  for t in $(DATA_TARGETS); do \
+	  for t in $(call qwords,$(DATA_TARGETS)); do \
 	    case $$t in \
-	      verl) out=$(DATA_ROOT)/verl/$(DATASET); name=$$split ;; \
-	      llamafactory) out=$(LF_DATA_DIR)/$(DATASET); name=$$n ;; \
-	      *) out=$(DATA_ROOT)/$$t; name=$$n ;; \
+	      verl) out=$(call q,$(DATA_ROOT))/verl/$(DATASET); name=$$split ;; \
+	      llamafactory) out=$(call q,$(LF_DATA_DIR))/$(DATASET); name=$$n ;; \
+	      *) out=$(call q,$(DATA_ROOT))/"$$t"; name=$$n ;; \
 	    esac; \
 	    echo "== $$f ($$split) -> $$t"; \
-	    $(_CONVERT) --to $$t --input $$f --output $$out --name $$name; \
+	    $(_CONVERT) --to "$$t" --input "$$f" --output "$$out" --name "$$name"; \
 	  done; \
 	done
 
 data-convert: $(VENVS)/rl/.ready
 	$(_NEED_INPUT)
-	@set -e; for f in $(DATA_INPUT); do for t in $(DATA_TARGETS); do \
+	@set -e; for f in $(call qwords,$(DATA_INPUT)); do for t in $(call qwords,$(DATA_TARGETS)); do \
 	  echo "== $$f -> $$t"; \
-	  $(RL)/python -m core data convert --from $(DATA_FROM) --to $$t --input "$$f" \
-	    --output $(DATA_OUT)/$$t $(_DATA_IMAGES_OPT) $(DATA_ARGS); \
+	  $(RL)/python -m core data convert --from $(call q,$(DATA_FROM)) --to "$$t" --input "$$f" \
+	    --output $(call q,$(DATA_OUT))/"$$t" $(_DATA_IMAGES_OPT) $(call qwords,$(DATA_ARGS)); \
 	done; done
 
 data-inspect: $(VENVS)/rl/.ready
 	$(_NEED_INPUT)
-	@set -e; for f in $(DATA_INPUT); do echo "== $$f"; \
-	  $(RL)/python -m core data inspect --from $(DATA_FROM) --input "$$f" $(_DATA_IMAGES_OPT); done
+	@set -e; for f in $(call qwords,$(DATA_INPUT)); do echo "== $$f"; \
+	  $(RL)/python -m core data inspect --from $(call q,$(DATA_FROM)) --input "$$f" $(_DATA_IMAGES_OPT); done
 
 # Offline mode (exported by the Makefile for every other target) is turned off for the download alone;
 # hfd.sh finds `hf` in the project's environments.
 data-download:
-	HF_HUB_OFFLINE=0 HF_DATASETS_OFFLINE=0 TRANSFORMERS_OFFLINE=0 bash Data/hfd.sh --local-dir $(GUIR1_DIR) $(HFD_ARGS)
+	HF_HUB_OFFLINE=0 HF_DATASETS_OFFLINE=0 TRANSFORMERS_OFFLINE=0 bash Data/hfd.sh --local-dir $(call q,$(GUIR1_DIR)) \
+	  $(call qwords,$(HFD_ARGS))

@@ -7,5 +7,5 @@ EVAL_BENCHMARK ?=
 .PHONY: eval
 
 eval: $(VENVS)/rl/.ready
-	MODES="$(EVAL_MODES)" bash experiments/guir1/eval.sh "$(PRED_DIR)" "$(EVAL_OUT)" \
-	  $(if $(EVAL_BENCHMARK),--benchmark $(EVAL_BENCHMARK))
+	MODES=$(call q,$(EVAL_MODES)) bash experiments/guir1/eval.sh $(call q,$(PRED_DIR)) $(call q,$(EVAL_OUT)) \
+	  $(if $(EVAL_BENCHMARK),--benchmark $(call q,$(EVAL_BENCHMARK)))

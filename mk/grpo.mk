@@ -6,7 +6,8 @@
 # point does, print the values that matter, no training (verl/dry_run.py; CPU).
 
 # recipes/<model>/... folder of a Hub id: Qwen/Qwen2.5-VL-3B-Instruct -> qwen2_5_vl_3b
-RECIPE_MODEL ?= $(shell echo '$(notdir $(MODEL))' | sed 's/-Instruct$$//' | tr 'A-Z.-' 'a-z__')
+# (make functions only: MODEL never reaches a shell, mk/shell.mk)
+RECIPE_MODEL ?= $(subst .,_,$(subst -,_,$(call lc,$(patsubst %-Instruct,%,$(notdir $(MODEL))))))
 GRPO_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_verl.yaml
 VERL_DATA ?= $(or $(DATA_ROOT),Data)/verl/$(DATASET)
 ARGS ?=
@@ -33,26 +34,28 @@ gpu_only = @$(if $(HAS_CUDA),true,{ echo "$(1) needs an NVIDIA GPU and nvidia-sm
 # $(1) target, $(2) data path, $(3) `test` flag for it (-f file, -d folder), $(4) export format (--to), $(5) data
 # variable, $(6) recipe path, $(7) recipe variable, $(8) backend (recipe files are recipes/*/grpo/*_<backend>.yaml).
 define grpo_preflight
+	$(call need_one_of,LOGGER,$(1),console tensorboard wandb)
 	$(call model_preflight,$(1),$(MODEL),MODEL)
-	@test $(3) "$(2)" || { echo "$(1): $(2) not found (export it with --to $(4), or set $(5)=)"; exit 2; }
-	@test -f "$(6)" || { echo "$(1): recipe $(6) not found (ls recipes/*/grpo/*_$(8).yaml; set $(7)=)"; exit 2; }
+	@test $(3) $(call q,$(2)) || { echo "$(1): "$(call q,$(2))" not found (export it with --to $(4), or set $(5)=)"; exit 2; }
+	@test -f $(call q,$(6)) || { echo "$(1): recipe "$(call q,$(6))" not found (ls recipes/*/grpo/*_$(8).yaml; set $(7)=)"; exit 2; }
 	$(call cpu_note,$(1))
 endef
 
 .PHONY: grpo-verl
 grpo-verl: $(VENVS)/rl/.ready
 	$(if $(filter 1,$(DRY_RUN)),,$(call gpu_only,grpo-verl,verl's rollouts run on vLLM; on CPU: make grpo-trl or make grpo-swift; DRY_RUN=1 checks the launch))
+	$(call need_one_of,LOGGER,grpo-verl,console tensorboard wandb)
 	$(call model_preflight,grpo-verl,$(MODEL),MODEL)
-	@test -f "$(GRPO_RECIPE)" || { echo "grpo-verl: recipe $(GRPO_RECIPE) not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
+	@test -f $(call q,$(GRPO_RECIPE)) || { echo "grpo-verl: recipe "$(call q,$(GRPO_RECIPE))" not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
 	$(if $(filter 1,$(DRY_RUN)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM: make setup-gpu (GPU machine)"; exit 2; })
-	$(RL)/python -m core.recipes check-reward $(GRPO_RECIPE)
-	TENSORBOARD_DIR=$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE)) \
-	$(RL)/python $(if $(filter 1,$(DRY_RUN)),verl/dry_run.py,-m verl.trainer.main_ppo) --config-path=$(CURDIR)/$(dir $(GRPO_RECIPE)) \
-		--config-name=$(basename $(notdir $(GRPO_RECIPE))) \
-		actor_rollout_ref.model.path=$(MODEL) \
-		data.train_files=$(VERL_DATA)/train.parquet data.val_files=$(VERL_DATA)/test.parquet \
+	$(RL)/python -m core.recipes check-reward $(call q,$(GRPO_RECIPE))
+	TENSORBOARD_DIR=$(call q,$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE))) \
+	$(RL)/python $(if $(filter 1,$(DRY_RUN)),verl/dry_run.py,-m verl.trainer.main_ppo) $(call q,--config-path=$(CURDIR)/$(dir $(GRPO_RECIPE))) \
+		$(call q,--config-name=$(basename $(notdir $(GRPO_RECIPE)))) \
+		$(call q,actor_rollout_ref.model.path=$(MODEL)) \
+		$(call q,data.train_files=$(VERL_DATA)/train.parquet) $(call q,data.val_files=$(VERL_DATA)/test.parquet) \
 		reward.custom_reward_function.path=$(CURDIR)/verl/reward_fn.py \
 		'trainer.logger=[console$(if $(filter console,$(LOGGER)),,$(comma)$(LOGGER))]' \
-		trainer.experiment_name=$(call run_name,$(GRPO_RECIPE)) $(ARGS)
+		$(call q,trainer.experiment_name=$(call run_name,$(GRPO_RECIPE))) $(call qwords,$(ARGS))
 
 comma := ,

@@ -16,14 +16,14 @@ AGENT_MODEL = $(if $(filter command line environment,$(origin MODEL)),$(MODEL),Q
 
 .PHONY: gui-agent-data grpo-verl-agent
 gui-agent-data: $(VENVS)/rl/.ready
-	$(RL)/python verl/prepare_gui_agent_data.py --output_dir $(AGENT_DATA) --create_demo \
-		--demo_samples $(AGENT_DEMO_SAMPLES) --recipe $(AGENT_RECIPE)
+	$(RL)/python verl/prepare_gui_agent_data.py --output_dir $(call q,$(AGENT_DATA)) --create_demo \
+		--demo_samples $(call q,$(AGENT_DEMO_SAMPLES)) --recipe $(call q,$(AGENT_RECIPE))
 
 grpo-verl-agent: $(VENVS)/rl/.ready
-	@test -f "$(AGENT_DATA)/train.parquet" || { echo "grpo-verl-agent: $(AGENT_DATA)/train.parquet not found (make gui-agent-data, or set AGENT_DATA=)"; exit 2; }
-	@case "$(AGENT_DEVICE)" in gpu|npu) ;; *) echo "grpo-verl-agent: AGENT_DEVICE must be gpu or npu"; exit 2;; esac
+	$(call need_one_of,AGENT_DEVICE,grpo-verl-agent,gpu npu)$(call need_one_of,LOGGER,grpo-verl-agent,console tensorboard wandb)
+	@test -f $(call q,$(AGENT_DATA)/train.parquet) || { echo "grpo-verl-agent: "$(call q,$(AGENT_DATA)/train.parquet)" not found (make gui-agent-data, or set AGENT_DATA=)"; exit 2; }
 	$(if $(filter 1,$(DRY_RUN)),,$(if $(filter gpu,$(AGENT_DEVICE)),$(call gpu_only,grpo-verl-agent,multi-turn rollouts on vLLM; Ascend NPU: AGENT_DEVICE=npu; DRY_RUN=1 checks the launch on CPU)))
 	$(call model_preflight,grpo-verl-agent,$(AGENT_MODEL),MODEL)
 	$(if $(filter 1,$(DRY_RUN))$(filter sglang,$(ROLLOUT_ENGINE)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl-agent needs vLLM (GPU: make setup-gpu; NPU: vllm-ascend)"; exit 2; })
-	MODEL_PATH=$(AGENT_MODEL) DATA_DIR=$(AGENT_DATA) RECIPE=$(abspath $(AGENT_RECIPE)) LOGGER=$(LOGGER) PYTHON=$(CURDIR)/$(RL)/python DRY_RUN=$(DRY_RUN) \
-		bash verl/examples/run_qwen3_vl_8b_gui_agent_$(AGENT_DEVICE).sh $(ARGS)
+	MODEL_PATH=$(call q,$(AGENT_MODEL)) DATA_DIR=$(call q,$(AGENT_DATA)) RECIPE=$(call q,$(abspath $(AGENT_RECIPE))) LOGGER=$(LOGGER) PYTHON=$(call q,$(CURDIR)/$(RL)/python) DRY_RUN=$(call q,$(DRY_RUN)) \
+		bash verl/examples/run_qwen3_vl_8b_gui_agent_$(AGENT_DEVICE).sh $(call qwords,$(ARGS))

@@ -14,7 +14,7 @@ ARGS ?=
 .PHONY: grpo-trl
 grpo-trl: $(VENVS)/rl/.ready
 	$(call grpo_preflight,grpo-trl,$(TRL_DATA),-d,vlmr1,TRL_DATA,$(TRL_RECIPE),TRL_RECIPE,trl)
-	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(call run_name,$(TRL_RECIPE)) \
-	$(RL)/python VLM-R1/grpo.py --config $(TRL_RECIPE) --model_name_or_path $(MODEL) --dataset $(TRL_DATA) \
-		--output_dir $(TRL_OUTPUT) --report_to $(report_to) --run_name $(call run_name,$(TRL_RECIPE)) \
-		$(if $(HAS_CUDA),,$(TRL_CPU_ARGS)) $(ARGS)
+	TENSORBOARD_LOGGING_DIR=$(call q,$(LOG_ROOT)/$(call run_name,$(TRL_RECIPE))) \
+	$(RL)/python VLM-R1/grpo.py --config $(call q,$(TRL_RECIPE)) --model_name_or_path $(call q,$(MODEL)) \
+		--dataset $(call q,$(TRL_DATA)) --output_dir $(call q,$(TRL_OUTPUT)) --report_to $(report_to) \
+		--run_name $(call q,$(call run_name,$(TRL_RECIPE))) $(call qwords,$(if $(HAS_CUDA),,$(TRL_CPU_ARGS)) $(ARGS))

@@ -24,19 +24,20 @@ INFER_OUTPUT ?=
 .PHONY: infer infer-one test-inference
 
 infer: $(VENVS)/rl/.ready
-	@test -n "$(MODEL_PATH)" || { echo "set MODEL_PATH=<model folder or server URL>"; exit 2; }
-	MODEL_PATH="$(MODEL_PATH)" DATA_DIR="$(INFER_DATA)" OUT_DIR="$(PRED_DIR)" BACKEND="$(INFER_BACKEND)" \
-	  PRESET="$(INFER_PRESET)" PROMPT="$(INFER_PROMPT)" MAX_PIXELS="$(INFER_MAX_PIXELS)" INFER_ARGS="$(INFER_ARGS)" \
+	@test -n $(call q,$(MODEL_PATH)) || { echo "set MODEL_PATH=<model folder or server URL>"; exit 2; }
+	MODEL_PATH=$(call q,$(MODEL_PATH)) DATA_DIR=$(call q,$(INFER_DATA)) OUT_DIR=$(call q,$(PRED_DIR)) \
+	  BACKEND=$(call q,$(INFER_BACKEND)) PRESET=$(call q,$(INFER_PRESET)) PROMPT=$(call q,$(INFER_PROMPT)) \
+	  MAX_PIXELS=$(call q,$(INFER_MAX_PIXELS)) INFER_ARGS=$(call q,$(INFER_ARGS)) \
 	  bash experiments/guir1/inference.sh
 
 infer-one: $(VENVS)/rl/.ready
-	@test -n "$(MODEL_PATH)" -a -n "$(INFER_INPUT)" -a -n "$(INFER_OUTPUT)" || \
+	@test -n $(call q,$(MODEL_PATH)) -a -n $(call q,$(INFER_INPUT)) -a -n $(call q,$(INFER_OUTPUT)) || \
 	  { echo "set MODEL_PATH, INFER_INPUT and INFER_OUTPUT"; exit 2; }
 	$(if $(filter vllm,$(INFER_BACKEND)),$(call gpu_only,infer-one,vLLM; on CPU: INFER_BACKEND=hf))
 	$(if $(filter hf vllm,$(INFER_BACKEND)),$(call model_preflight,infer-one,$(MODEL_PATH),MODEL_PATH))
-	$(RL)/python -m core infer --backend $(INFER_BACKEND) --model "$(MODEL_PATH)" --input "$(INFER_INPUT)" \
-	  --output "$(INFER_OUTPUT)" $(if $(INFER_PRESET),--preset $(INFER_PRESET)) \
-	  $(if $(INFER_MAX_PIXELS),--max-pixels $(INFER_MAX_PIXELS)) $(INFER_ARGS)
+	$(RL)/python -m core infer --backend $(call q,$(INFER_BACKEND)) --model $(call q,$(MODEL_PATH)) \
+	  --input $(call q,$(INFER_INPUT)) --output $(call q,$(INFER_OUTPUT)) $(if $(INFER_PRESET),--preset $(call q,$(INFER_PRESET))) \
+	  $(if $(INFER_MAX_PIXELS),--max-pixels $(call q,$(INFER_MAX_PIXELS))) $(call qwords,$(INFER_ARGS))
 
 test-inference: $(VENVS)/rl/.ready
 	$(RL)/python -m pytest tests/test_inference_requests.py tests/test_inference_vllm.py \

@@ -9,7 +9,7 @@
 
 # Offline mode is turned off for the download alone (as for make data-download).
 download-model: $(VENVS)/rl/.ready
-	@HF_HUB_OFFLINE=0 TRANSFORMERS_OFFLINE=0 $(RL)/python -m core model download "$(MODEL)"
+	@HF_HUB_OFFLINE=0 TRANSFORMERS_OFFLINE=0 $(RL)/python -m core model download $(call q,$(MODEL))
 
 # $(1) target, $(2) the model (local folder or Hub id), $(3) the variable it came from.
-model_preflight = @$(RL)/python -m core model check --target $(1) --variable $(3) "$(2)"
+model_preflight = @$(RL)/python -m core model check --target $(1) --variable $(3) $(call q,$(2))

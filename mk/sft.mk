@@ -26,25 +26,28 @@ ARGS ?=
 
 .PHONY: sft-llamafactory sft-swift
 sft-llamafactory: $(VENVS)/llamafactory/.ready $(VENVS)/rl/.ready
+	$(call need_name,DATASET,sft-llamafactory)$(call need_one_of,LOGGER,sft-llamafactory,console tensorboard wandb)
 	$(call model_preflight,sft-llamafactory,$(MODEL),MODEL)
-	@test -f "$(SFT_RECIPE)" || { echo "sft-llamafactory: no LoRA recipe for MODEL=$(MODEL) ($(SFT_RECIPE)); LoRA recipes are there for:" \
+	@test -f $(call q,$(SFT_RECIPE)) || { echo "sft-llamafactory: no LoRA recipe for MODEL="$(call q,$(MODEL))" ("$(call q,$(SFT_RECIPE))"); LoRA recipes are there for:" \
 	  $$(ls $(SFT_LORA_DIR) | sed -n 's/_gui_lora_sft.yaml$$//p' | tr '\n' ' ')"- or set SFT_RECIPE=<yaml>"; exit 2; }
-	@grep -qs '"$(DATASET)"[[:space:]]*:' "$(SFT_LF_DATA_DIR)/dataset_info.json" || { echo "sft-llamafactory: dataset" \
-	  "$(DATASET) not in $(SFT_LF_DATA_DIR)/dataset_info.json (export it with --to llamafactory, or set DATASET= / SFT_LF_DATA_DIR=)"; exit 2; }
+	@grep -qs '"$(DATASET)"[[:space:]]*:' $(call q,$(SFT_LF_DATA_DIR)/dataset_info.json) || { echo "sft-llamafactory: dataset" \
+	  "$(DATASET) not in "$(call q,$(SFT_LF_DATA_DIR)/dataset_info.json)" (export it with --to llamafactory, or set DATASET= / SFT_LF_DATA_DIR=)"; exit 2; }
 	$(call cpu_note,sft-llamafactory)
-	cd LLaMA-Factory && TENSORBOARD_LOGGING_DIR=$(abspath $(LOG_ROOT))/$(basename $(notdir $(SFT_RECIPE))) \
-	$(abspath $(LF))/llamafactory-cli train $(abspath $(SFT_RECIPE)) model_name_or_path=$(MODEL) dataset=$(DATASET) \
-		dataset_dir=$(abspath $(SFT_LF_DATA_DIR)) template=$(SFT_LF_TEMPLATE) \
-		output_dir=$(abspath $(SFT_OUTPUT))/llamafactory report_to=$(report_to) \
-		$(if $(HAS_CUDA),,$(SFT_LF_CPU_ARGS)) $(ARGS)
+	cd LLaMA-Factory && TENSORBOARD_LOGGING_DIR=$(call q,$(abspath $(LOG_ROOT))/$(basename $(notdir $(SFT_RECIPE)))) \
+	$(abspath $(LF))/llamafactory-cli train $(call q,$(abspath $(SFT_RECIPE))) $(call q,model_name_or_path=$(MODEL)) \
+		dataset=$(DATASET) $(call q,dataset_dir=$(abspath $(SFT_LF_DATA_DIR))) $(call q,template=$(SFT_LF_TEMPLATE)) \
+		$(call q,output_dir=$(abspath $(SFT_OUTPUT))/llamafactory) report_to=$(report_to) \
+		$(call qwords,$(if $(HAS_CUDA),,$(SFT_LF_CPU_ARGS)) $(ARGS))
 
 sft-swift: $(VENVS)/rl/.ready
+	$(call need_name,SWIFT_TUNER,sft-swift)$(call need_one_of,LOGGER,sft-swift,console tensorboard wandb)
 	$(call model_preflight,sft-swift,$(MODEL),MODEL)
-	@test -f "$(SWIFT_DATA)" || { echo "sft-swift: $(SWIFT_DATA) not found (export it with --to swift, or set SWIFT_DATA=)"; exit 2; }
+	@test -f $(call q,$(SWIFT_DATA)) || { echo "sft-swift: "$(call q,$(SWIFT_DATA))" not found (export it with --to swift, or set SWIFT_DATA=)"; exit 2; }
 	@test -f "ms-swift/examples/sft_$(SWIFT_TUNER).sh" || { echo "sft-swift: SWIFT_TUNER=$(SWIFT_TUNER): no" \
 	  "ms-swift/examples/sft_$(SWIFT_TUNER).sh; SWIFT_TUNER is one of:" $$(ls ms-swift/examples | sed -n 's/^sft_\(.*\)\.sh$$/\1/p' | grep -v common); exit 2; }
 	$(call cpu_note,sft-swift)
-	TENSORBOARD_LOGGING_DIR=$(LOG_ROOT)/$(RECIPE_MODEL)_sft_$(SWIFT_TUNER)_swift \
-	$(if $(HAS_CUDA),,DEEPSPEED=) MODEL=$(MODEL) DATASET=$(SWIFT_DATA) TEMPLATE=$(SFT_SWIFT_TEMPLATE) OUTPUT_DIR=$(SFT_SWIFT_OUTPUT) \
-		SWIFT=$(RL)/swift bash ms-swift/examples/sft_$(SWIFT_TUNER).sh $(SWIFT_HUB_ARGS) $(SWIFT_LOG_ARGS) \
-		$(if $(HAS_CUDA),,$(SWIFT_CPU_ARGS)) $(ARGS)
+	TENSORBOARD_LOGGING_DIR=$(call q,$(LOG_ROOT)/$(RECIPE_MODEL)_sft_$(SWIFT_TUNER)_swift) \
+	$(if $(HAS_CUDA),,DEEPSPEED=) MODEL=$(call q,$(MODEL)) DATASET=$(call q,$(SWIFT_DATA)) \
+		TEMPLATE=$(call q,$(SFT_SWIFT_TEMPLATE)) OUTPUT_DIR=$(call q,$(SFT_SWIFT_OUTPUT)) \
+		SWIFT=$(RL)/swift bash ms-swift/examples/sft_$(SWIFT_TUNER).sh $(call qwords,$(SWIFT_HUB_ARGS) $(SWIFT_LOG_ARGS) \
+		$(if $(HAS_CUDA),,$(SWIFT_CPU_ARGS)) $(ARGS))

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 RL = REPO / ".venvs" / "rl"
 
 # Every entry point, as the docs write it; `python -S` is a Python without site-packages (no project packages).
-SCRIPTS = ["verl/prepare_gui_agent_data.py", "VLM-R1/grpo.py", "VLM-R1/src/eval/test_rec_r1.py",
+SCRIPTS = ["verl/prepare_gui_agent_data.py", "verl/dry_run.py", "VLM-R1/grpo.py", "VLM-R1/src/eval/test_rec_r1.py",
            "VLM-R1/src/eval/test_rec_baseline.py", "experiments/demo/run.py", "experiments/r1v/prepare_data.py",
            "experiments/r1v/evaluate.py", *sorted(str(p.relative_to(REPO)) for p in (REPO / "bench").glob("*.py"))]
 
@@ -34,6 +34,14 @@ def test_script_under_a_bare_python_names_the_command_in_one_line(script):
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert "lacks typer" in r.stderr
     assert r.stderr.rstrip().endswith(f"run: source .venvs/rl/bin/activate && python {script} --out 'x y'")
+
+
+def test_agent_recipe_under_a_bare_python_names_the_command_in_one_line():
+    """`python -m core.agent_recipe shell` is the first thing run_gui_agent.sh runs (round 4, item 16)."""
+    r = bare("-m", "core.agent_recipe", "shell", "my recipe.yaml")
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.rstrip().endswith(
+        "run: source .venvs/rl/bin/activate && python -m core.agent_recipe shell 'my recipe.yaml'")
 
 
 def test_python_m_core_under_a_bare_python_names_gui_agent():
@@ -86,6 +94,26 @@ def test_llamafactory_cli_shim_runs_llamafactory_from_its_own_environment(tmp_pa
     r = activated("llamafactory-cli version", path_prefix=f"PATH={shim.parent}:$PATH; ")
     assert r.returncode == 0, r.stderr[-2000:]
     assert "Welcome to LLaMA Factory, version 0.9.5" in r.stdout
+
+
+def test_llamafactory_cli_shim_through_a_symlink_finds_its_environment(tmp_path):
+    """A link to the installed shim (~/bin/llamafactory-cli, say) runs LLaMA-Factory's environment (round 4, 19)."""
+    venvs = tmp_path / "repo" / ".venvs"
+    (venvs / "rl" / "bin").mkdir(parents=True)
+    (venvs / "llamafactory" / "bin").mkdir(parents=True)
+    shim = venvs / "rl" / "bin" / "llamafactory-cli"
+    shutil.copy2(REPO / "scripts" / "llamafactory-cli", shim)
+    real = venvs / "llamafactory" / "bin" / "llamafactory-cli"
+    real.write_text('#!/bin/sh\necho "ran $VIRTUAL_ENV $*"\n')
+    real.chmod(0o755)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "llamafactory-cli").symlink_to(shim)
+    (tmp_path / "bin" / "lf").symlink_to(tmp_path / "bin" / "llamafactory-cli")  # a link to a link
+    for link in ("llamafactory-cli", "lf"):
+        r = subprocess.run([str(tmp_path / "bin" / link), "version"], capture_output=True, text=True, timeout=60,
+                           check=False)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == f"ran {venvs.resolve() / 'llamafactory'} version"
 
 
 def test_make_env_installs_the_shim_into_the_rl_environment():

@@ -133,4 +133,4 @@ def test_one_data_root_for_download_data_and_infer(tmp_path):
     infer = make("infer", "MODEL_PATH=ckpt", f"GUIR1_DIR={root}")
     assert infer.returncode != 0 and f"DATA_DIR '{root}' does not exist (make data-download" in infer.stderr
     dry = make("-n", "infer", "MODEL_PATH=ckpt")
-    assert 'DATA_DIR="Data/GUI-R1-3K"' in dry.stdout
+    assert "DATA_DIR=Data/GUI-R1-3K " in dry.stdout

@@ -31,6 +31,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))  # the repository: core.interpreter under any Python
+from core.interpreter import require  # noqa: E402
+
+require("hydra", "omegaconf", "verl")
 #: Rollout engines verl 0.9.1 serves an agent loop with (``actor_rollout_ref.rollout.name``).
 ENGINES = ("vllm", "sglang")
 

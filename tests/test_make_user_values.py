@@ -1,0 +1,100 @@
+"""`make` variables are never evaluated by a shell (issue "Reliability, round 4", item 1; docs/reliability.md,
+"Make variables"): a hostile value on every target that takes one, under `make -n` and in real runs, creates no
+file; names are refused by make itself, before anything runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+#: Each hostile value, {p} the file it would create if a shell evaluated it.
+HOSTILE = ["x';touch {p};'", "`touch {p}`", "$$(touch {p})", 'x"; touch {p}; "', "a b;touch {p}", "x'\\''$$(touch {p})"]
+#: Every target and the user values (paths, lists) it puts on a command line.
+TARGETS = {
+    "grpo-verl": ["MODEL", "GRPO_RECIPE", "VERL_DATA", "LOG_ROOT", "ARGS", "RECIPE_MODEL"],
+    "grpo-trl": ["MODEL", "TRL_RECIPE", "TRL_DATA", "TRL_OUTPUT", "LOG_ROOT", "ARGS"],
+    "grpo-swift": ["MODEL", "SWIFT_GRPO_RECIPE", "SWIFT_GRPO_DATA", "SWIFT_GRPO_OUTPUT", "SWIFT_GRPO_TEMPLATE", "ARGS"],
+    "sft-llamafactory": ["MODEL", "SFT_RECIPE", "SFT_LF_DATA_DIR", "SFT_OUTPUT", "SFT_LF_TEMPLATE", "LOG_ROOT", "ARGS"],
+    "sft-swift": ["MODEL", "SWIFT_DATA", "SFT_SWIFT_OUTPUT", "SFT_SWIFT_TEMPLATE", "LOG_ROOT", "ARGS"],
+    "download-model": ["MODEL"],
+    "gui-agent-data": ["AGENT_RECIPE", "AGENT_DATA", "AGENT_DEMO_SAMPLES"],
+    "grpo-verl-agent": ["MODEL", "AGENT_DATA", "AGENT_RECIPE", "DRY_RUN", "ARGS"],
+    "data": ["GUIR1_DIR", "DATA_ROOT", "LF_DATA_DIR", "DATA_TARGETS", "DATA_RECIPE", "DATA_WORKERS", "DATA_ARGS"],
+    "data-convert": ["DATA_INPUT", "DATA_FROM", "DATA_OUT", "DATA_IMAGES", "DATA_TARGETS", "DATA_ARGS"],
+    "data-inspect": ["DATA_INPUT", "DATA_FROM", "DATA_IMAGES"],
+    "data-download": ["GUIR1_DIR", "HFD_ARGS"],
+    "infer": ["MODEL_PATH", "INFER_DATA", "PRED_DIR", "INFER_BACKEND", "INFER_PRESET", "INFER_PROMPT", "INFER_ARGS"],
+    "infer-one": ["MODEL_PATH", "INFER_INPUT", "INFER_OUTPUT", "INFER_PRESET", "INFER_MAX_PIXELS", "INFER_ARGS"],
+    "eval": ["PRED_DIR", "EVAL_OUT", "EVAL_MODES", "EVAL_BENCHMARK"],
+    "bench-eval": ["BENCH_ARGS"],
+    "demo": ["DEMO_OUT", "SHARED_DATA", "DEMO_ARGS"],
+}
+#: Values make itself checks (names): refused with one line, exit 2, whatever they hold.
+NAMES = {"DATASET": ["sft-llamafactory", "data"], "SWIFT_TUNER": ["sft-swift"],
+         "LOGGER": ["grpo-verl", "grpo-trl", "grpo-swift", "sft-llamafactory", "sft-swift", "grpo-verl-agent"],
+         "AGENT_DEVICE": ["grpo-verl-agent"]}
+SKIP_ENVS = ["-o", ".venvs/rl/.ready", "-o", ".venvs/llamafactory/.ready"]
+
+
+def make(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-s", *SKIP_ENVS, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def needs(target: str) -> list[str]:
+    """What a target needs to reach its command line under `make -n` (otherwise a required value is empty)."""
+    return {"infer-one": ["MODEL_PATH=m", "INFER_INPUT=i", "INFER_OUTPUT=o", "INFER_BACKEND=hf"],
+            "data-convert": ["DATA_FROM=screenagent", "DATA_INPUT=x"], "data-inspect": ["DATA_INPUT=x"],
+            "infer": ["MODEL_PATH=m"], "grpo-verl": ["DRY_RUN=1"], "grpo-verl-agent": ["DRY_RUN=1"]}.get(target, [])
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_make_n_never_evaluates_a_hostile_value(target, value, tmp_path):
+    pwned = tmp_path / "pwned"
+    hostile = value.format(p=pwned)
+    for var in TARGETS[target]:
+        r = make("-n", target, *needs(target), f"{var}={hostile}")
+        assert not pwned.exists(), (target, var, r.stdout)
+        assert r.returncode == 0, (target, var, r.stderr)
+        assert "touch" in r.stdout or var in ("RECIPE_MODEL",), (target, var)  # the value did reach a command
+
+
+@pytest.mark.parametrize("target", ["download-model", "grpo-trl", "grpo-swift", "sft-llamafactory", "sft-swift",
+                                    "grpo-verl", "grpo-verl-agent"])
+def test_a_real_run_with_a_hostile_model_stops_in_one_line(target, tmp_path):
+    pwned = tmp_path / "pwned"
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "train.parquet").write_bytes(b"")
+    for value in ("x';touch {p};'", "`touch {p}`"):
+        r = make(target, f"MODEL={value.format(p=pwned)}", f"AGENT_DATA={tmp_path / 'd'}", "DRY_RUN=1")
+        assert r.returncode == 2 and not pwned.exists(), (target, r.stdout, r.stderr)
+        assert "touch" in r.stdout + r.stderr  # the preflight named the value it refused
+
+
+def test_a_real_run_with_a_hostile_agent_recipe_names_it(tmp_path):
+    pwned = tmp_path / "pwned"
+    r = make("gui-agent-data", f"AGENT_RECIPE=x';touch {pwned};'", f"AGENT_DATA={tmp_path / 'out'}", timeout=300)
+    assert r.returncode == 2 and not pwned.exists()
+    assert "recipe file not found" in r.stderr
+
+
+@pytest.mark.parametrize(("var", "target"), [(v, t) for v, ts in NAMES.items() for t in ts])
+def test_a_name_that_is_no_name_is_refused_by_make(var, target, tmp_path):
+    pwned = tmp_path / "pwned"
+    for value in (f"x';touch {pwned};'", f"`touch {pwned}`", "a b", ""):
+        r = make("-n", target, *needs(target), f"{var}={value}")
+        assert r.returncode == 2 and not pwned.exists() and r.stdout == "", (var, target, r.stdout)
+        assert f"{target}: {var} must be" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_recipe_model_is_computed_without_a_shell():
+    """RECIPE_MODEL (the recipes/<model> folder) comes from make functions: same names as before."""
+    for model, folder in [("Qwen/Qwen2.5-VL-3B-Instruct", "qwen2_5_vl_3b"), ("Qwen/Qwen3-VL-8B-Instruct", "qwen3_vl_8b"),
+                          ("/models/My.Model-7B", "my_model_7b")]:
+        out = make("-n", "grpo-verl", "DRY_RUN=1", f"MODEL={model}").stdout
+        assert f"recipes/{folder}/grpo/config_guir1_verl.yaml" in out
