@@ -140,13 +140,58 @@ class _ParseError(ValueError):
     """Internal: a reason to fail, caught by the public parsers."""
 
 
+# --------------------------------------------------------------------------------------------- numbers
+
+#: Longest numeric literal read (sign, digits, point and exponent together).
+MAX_NUMBER_CHARS = 64
+#: What ends a number in model text: whitespace and the punctuation around coordinates and literals.
+_SEPARATORS = r"\s,;:=()\[\]{}<>'\"`|"
+#: A run of characters between separators (one more than a number may have, so an overlong one is seen).
+_RUN = re.compile(rf"[^{_SEPARATORS}]{{1,{MAX_NUMBER_CHARS + 1}}}")
+#: A whole decimal literal, the only spelling of a number any parser accepts.
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _read_number(token: str, name: str) -> int | float:
+    """``token`` (a run of text between separators) as one whole decimal literal: an ``int`` when written as an
+    integer, else a finite ``float``. :class:`_ParseError` naming ``name`` when it is anything else (hex, two
+    numbers glued, a unit, beyond the float range): a number is never read in pieces."""
+    if len(token) > MAX_NUMBER_CHARS:
+        raise _ParseError(f"{name}: number too long (over {MAX_NUMBER_CHARS} characters)")
+    if _DECIMAL.fullmatch(token) is None:
+        raise _ParseError(f"{name}: {token[:40]!r} is not a decimal number")
+    if _INTEGER.fullmatch(token):
+        return int(token)
+    value = float(token)
+    if not math.isfinite(value):
+        raise _ParseError(f"{name}: {token[:40]!r} is not finite (beyond the float range)")
+    return value
+
+
+def _number_at(s: str, pos: int, name: str) -> tuple[int | float, int] | None:
+    """The number that starts at ``pos`` (its whole run up to a separator) and where it ends; None when the run
+    there holds no digit (a word); :class:`_ParseError` when it holds one but is not a whole decimal literal."""
+    m = _RUN.match(s, pos)
+    if m is None or _DIGIT.search(m.group()) is None:
+        return None
+    return _read_number(m.group(), name), m.end()
+
+
+def _read_numbers(text: str, name: str) -> list[int | float]:
+    """Every number of a short coordinate text, each read whole (:func:`_read_number`). Words without a digit are
+    skipped (surrounding text); a run with a digit that is no decimal literal (``0x1A``, ``12px``, ``1.2.3``) is a
+    :class:`_ParseError`, never split into extra numbers."""
+    return [_read_number(m.group(), name) for m in _RUN.finditer(text) if _DIGIT.search(m.group())]
+
+
 # --------------------------------------------------------------------------------------------- literals
 
 _WS = re.compile(r"\s*")
 # one quoted string: a star over two disjoint single-character alternatives (no nested quantifier)
 _SQ_STRING = re.compile(r"'(?:[^'\\]|\\.)*'", re.S)
 _DQ_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_NUMBER = re.compile(r"[-+]?(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][-+]?\d{1,4})?")
 _NAME = re.compile(r"[A-Za-z_]{1,16}")
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", "'": "'", '"': '"'}
@@ -170,7 +215,8 @@ class _LiteralParser:
     """Recursive-descent reader of Python/JSON literals (dict, list, tuple, str, number, bool, null).
 
     Records in ``features`` which quote styles and literal spellings were used, so callers can report
-    tolerances. Bounded: depth <= ``max_depth``, numbers <= 40 digits, no evaluation of anything.
+    tolerances. Bounded: depth <= ``max_depth``, numbers read whole by :func:`_read_number` (at most
+    :data:`MAX_NUMBER_CHARS`), no evaluation of anything.
     """
 
     def __init__(self, s: str, max_depth: int = MAX_DEPTH):
@@ -200,13 +246,10 @@ class _LiteralParser:
             body = m.group(0)[1:-1]
             self.features.add(("dq" if c == '"' else "sq", "'" in body or '"' in body))
             return _unescape(body), m.end()
-        m = _NUMBER.match(s, pos)
-        if m is not None:
-            end = m.end()
-            if end < len(s) and (s[end].isdigit() or s[end] == "."):
-                raise _ParseError("number too long")
-            tok = m.group(0)
-            return (float(tok) if any(ch in tok for ch in ".eE") else int(tok)), end
+        if c in "+-." or c.isdigit():
+            number = _number_at(s, pos, f"number at {pos}")
+            if number is not None:
+                return number
         m = _NAME.match(s, pos)
         if m is not None and m.group(0) in _NAMES:
             self.features.add("json_lit" if m.group(0).islower() else "py_lit")
@@ -301,12 +344,17 @@ def _to_original(p: tuple[float, float] | None, geometry: ImageGeometry, frame: 
 
 
 def _num(v: Any) -> float | None:
+    """A literal's number as a finite float; None when it is no number; :class:`_ParseError` when it is not finite
+    or beyond the float range (an int of 400 digits)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    return float(v)
-
-
-_POINT_IN_STRING = re.compile(r"-?\d{1,12}(?:\.\d{1,12})?")
+    try:
+        f = float(v)
+    except OverflowError:
+        raise _ParseError("a number beyond the float range") from None
+    if not math.isfinite(f):
+        raise _ParseError(f"number {f} is not finite")
+    return f
 
 
 def _point(value: Any, tol: list[str], name: str, *, integer: bool = True) -> tuple[float, float] | None:
@@ -319,7 +367,7 @@ def _point(value: Any, tol: list[str], name: str, *, integer: bool = True) -> tu
     if isinstance(value, str):
         if len(value) > 64:
             raise _ParseError(f"{name} string too long")
-        value = [float(t) if "." in t else int(t) for t in _POINT_IN_STRING.findall(value)]
+        value = _read_numbers(value, name)
         tol.append(TOL_STRING_POINT)
     if isinstance(value, dict) or not isinstance(value, (list, tuple)):
         raise _ParseError(f"{name} is not a list of numbers")
@@ -671,22 +719,32 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
     return sorted(found)[:16]
 
 
-def _call_args(call: ast.Call, names: tuple[str, ...]) -> dict[str, Any]:
-    """Literal arguments of ``call``: positionals bound to ``names`` in order, keywords by name."""
+def _literal(node: ast.expr, code: str) -> Any:
+    """``ast.literal_eval`` of one argument of ``code`` whose every number is first read again from its source by
+    :func:`_read_number`, so hex, ``1_000``, complex and out-of-range numbers are refused as in every format."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and type(sub.value) in (int, float, complex):
+            _read_number(ast.get_source_segment(code, sub) or "", "argument")
+    return ast.literal_eval(node)
+
+
+def _call_args(call: ast.Call, names: tuple[str, ...], code: str) -> dict[str, Any]:
+    """Literal arguments of ``call`` (parsed from ``code``): positionals bound to ``names`` in order, keywords by
+    name. A number that is no whole decimal literal is a :class:`_ParseError`."""
     out: dict[str, Any] = {}
     if len(call.args) > len(names) and names and names[-1] != "*":
         raise _ParseError("too many positional arguments")
     for i, node in enumerate(call.args):
         key = names[min(i, len(names) - 1)] if names else f"arg{i}"
-        value = ast.literal_eval(node)
+        value = _literal(node, code)
         if key == "*":
             out.setdefault("*", []).append(value)
         else:
             out[key] = value
     for kw in call.keywords:
         if kw.arg is None:
-            raise _ParseError("**kwargs are not allowed")
-        out[kw.arg] = ast.literal_eval(kw.value)
+            raise _ParseError("non-literal argument: **kwargs are not allowed")
+        out[kw.arg] = _literal(kw.value, code)
     return out
 
 
@@ -788,7 +846,9 @@ def _parse_pyautogui(text: str, strict: bool) -> ParseResult:
         f = call.func
         func = (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "").lower()
         try:
-            args = _call_args(call, _POSITIONAL.get(func, ()))
+            args = _call_args(call, _POSITIONAL.get(func, ()), code)
+        except _ParseError:
+            raise
         except (ValueError, TypeError, SyntaxError):
             raise _ParseError(f"non-literal argument in {func}()") from None
         actions.append(_pyautogui_action(func, args, tol, {"code": code, "function": func, "arguments": args}))
@@ -831,17 +891,17 @@ def parse_json_action(text: str, *, strict: bool = False, max_chars: int = 1_000
 
 #: Longest action text (after ``Action:``) or answer the formats below look at.
 MAX_ANSWER_CHARS = 4096
-_COORD = re.compile(r"-?\d{1,12}(?:\.\d{1,12})?")
-_POINT_TAG = re.compile(r"<point>\s{0,8}(-?\d{1,12}(?:\.\d{1,12})?)[\s,]{1,8}(-?\d{1,12}(?:\.\d{1,12})?)\s{0,8}</point>")
-_BBOX_TAG = re.compile(r"<bbox>\s{0,8}((?:-?\d{1,12}(?:\.\d{1,12})?[\s,]{1,8}){3}-?\d{1,12}(?:\.\d{1,12})?)\s{0,8}</bbox>")
+#: A UI-TARS ``<point>x y</point>`` / ``<bbox>x1 y1 x2 y2</bbox>`` written outside a string argument.
+_COORD_TAG = re.compile(r"<(point|bbox)>([^<>]{0,256})</\1>")
 
 
 def _numbers_point(text: str, tol: list[str], name: str) -> tuple[float, float] | None:
     """The point of a short coordinate text: 2 numbers -> (x, y), 4 numbers -> the box centre (a box answered
-    where a point is expected, scored at its centre as SeeClick / OS-Atlas / UI-TARS do)."""
+    where a point is expected, scored at its centre as SeeClick / OS-Atlas / UI-TARS do). Each number is read
+    whole (:func:`_read_numbers`)."""
     if len(text) > 256:
         raise _ParseError(f"{name} too long")
-    nums = [float(t) for t in _COORD.findall(text)]
+    nums = _read_numbers(text, name)
     if len(nums) not in (2, 4):
         raise _ParseError(f"{name} must hold 2 or 4 numbers, got {len(nums)}")
     return _point(nums, tol, name, integer=False)
@@ -860,8 +920,7 @@ _UITARS_END_KEYS = ("end_box", "end_point")
 
 def _uitars_call(code: str, tol: list[str]) -> ParsedAction:
     """One UI-TARS call such as ``click(start_box='(x,y)')`` -> ParsedAction (numbers as written)."""
-    code = _POINT_TAG.sub(lambda m: f"({m.group(1)},{m.group(2)})", code)
-    code = _BBOX_TAG.sub(lambda m: "(" + ",".join(_COORD.findall(m.group(1))) + ")", code)
+    code = _COORD_TAG.sub(lambda m: "(" + ",".join(t.group() for t in _RUN.finditer(m.group(2))) + ")", code)
     code = code.replace("<|box_start|>", "").replace("<|box_end|>", "")
     try:
         with warnings.catch_warnings():  # model text such as '\_' would warn about an invalid escape
@@ -878,7 +937,9 @@ def _uitars_call(code: str, tol: list[str]) -> ParsedAction:
     if call.args:
         raise _ParseError(f"{func}() takes keyword arguments only")
     try:
-        args = _call_args(call, ())
+        args = _call_args(call, (), code)
+    except _ParseError:
+        raise
     except (ValueError, TypeError, SyntaxError):
         raise _ParseError(f"non-literal argument in {func}()") from None
     if any(not isinstance(v, str) for v in args.values()):
@@ -920,10 +981,10 @@ def _uitars_call(code: str, tol: list[str]) -> ParsedAction:
 
 
 def _literal_number(v: Any) -> float | None:
-    try:
-        return float(v) if isinstance(v, str) and len(v) < 32 else None
-    except ValueError:
+    """A number written as a string argument (UI-TARS ``time='2'``), read whole; None when empty or absent."""
+    if not isinstance(v, str) or not v.strip():
         return None
+    return _read_number(v.strip(), "time")
 
 
 _ACTION_LABEL = "Action:"
@@ -957,8 +1018,11 @@ _OS_ATLAS_NAMES = {"CLICK": "click", "LONG_PRESS": "long_press", "TYPE": "type",
                    "PRESS_BACK": "press_back", "PRESS_HOME": "press_home", "PRESS_RECENT": "press_recent",
                    "PRESS_ENTER": "press_enter", "OPEN_APP": "open_app", "WAIT": "wait", "COMPLETE": "complete",
                    "IMPOSSIBLE": "impossible", "ENTER": "press_enter"}
-_OS_ATLAS_LINE = re.compile(r"(?m)^[ \t]{0,8}(CLICK|LONG_PRESS|TYPE|SCROLL|PRESS_BACK|PRESS_HOME|PRESS_RECENT|"
+_OS_ATLAS_LINE = re.compile(r"[ \t]{0,8}(CLICK|LONG_PRESS|TYPE|SCROLL|PRESS_BACK|PRESS_HOME|PRESS_RECENT|"
                             r"PRESS_ENTER|OPEN_APP|WAIT|COMPLETE|IMPOSSIBLE|ENTER)\b")
+#: The section headers of an OS-Atlas answer (``thoughts:\n...\nactions:\n...``), each at the start of a line.
+_OS_ATLAS_ACTIONS = re.compile(r"(?im)^[ \t]{0,8}actions:[ \t]{0,8}\n?")
+_OS_ATLAS_THOUGHTS = re.compile(r"(?im)^[ \t]{0,8}thoughts:[ \t]{0,8}\n?")
 
 
 def _os_atlas_box(text: str, tol: list[str]) -> tuple[float, float]:
@@ -971,17 +1035,39 @@ def _os_atlas_box(text: str, tol: list[str]) -> tuple[float, float]:
     raise _ParseError("no <point> or box")
 
 
+def _os_atlas_section(text: str) -> tuple[str, str | None, bool]:
+    """(action section, thought, whether an ``actions:`` header was found) of an OS-Atlas answer. Its format is
+    ``thoughts:\n<thought>\nactions:\n<action>`` (OS-Atlas eval/data): the action is read only after the last
+    ``actions:`` header, never from the thought. An answer without headers is one action line or a grounding
+    answer, read from its start; ``thoughts:`` without an ``actions:`` section has no action."""
+    headers = list(_OS_ATLAS_ACTIONS.finditer(text))
+    thoughts = _OS_ATLAS_THOUGHTS.search(text)
+    if not headers:
+        if thoughts is not None:
+            raise _ParseError("'thoughts:' without an 'actions:' section")
+        return text.lstrip(), None, False
+    last = headers[-1]
+    thought = None
+    if thoughts is not None and thoughts.end() <= last.start():
+        thought = text[thoughts.end():last.start()].strip() or None
+    return text[last.end():].lstrip(), thought, True
+
+
 def _parse_os_atlas(text: str, strict: bool) -> ParseResult:
     tol: list[str] = []
     if len(text) > MAX_PAYLOAD_CHARS:
         raise _ParseError(f"too long ({len(text)} chars)")
-    m = _OS_ATLAS_LINE.search(text)
-    if m is None:  # a grounding answer: the element's point or box, nothing else
+    section, thought, headed = _os_atlas_section(text)
+    m = _OS_ATLAS_LINE.match(section)
+    if m is None:
+        if headed:  # an 'actions:' section must hold an action
+            raise _ParseError(f"no action word at the start of the 'actions:' section: {section[:40]!r}")
+        # a grounding answer: the element's point or box, nothing else
         return _finish("os_atlas", [ParsedAction(action="click", point=_os_atlas_box(text, tol), fmt="os_atlas",
                                                  raw={"answer": text[:MAX_ANSWER_CHARS]})], None, tol, strict)
     word = m.group(1)
-    eol = text.find("\n", m.end())
-    line = text[m.end():eol if eol >= 0 else len(text)]
+    eol = section.find("\n", m.end())
+    line = section[m.end():eol if eol >= 0 else len(section)]
     if len(line) > MAX_ANSWER_CHARS:
         raise _ParseError("action line too long")
     action = _OS_ATLAS_NAMES[word]
@@ -998,11 +1084,9 @@ def _parse_os_atlas(text: str, strict: bool) -> ParseResult:
         value = None
     if action in ("type", "open_app") and not value:
         raise _ParseError(f"{word} needs [text]")
-    thought_at = text.lower().find("thoughts:")
-    thought = text[thought_at + 9:m.start()].replace("actions:", "").strip() if 0 <= thought_at < m.start() else None
     return _finish("os_atlas", [ParsedAction(action=action, point=point, text=value, direction=direction,
                                              fmt="os_atlas", raw={"line": (word + line)[:MAX_ANSWER_CHARS]})],
-                   thought or None, tol, strict)
+                   thought, tol, strict)
 
 
 def parse_os_atlas(text: str, *, strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
@@ -1082,13 +1166,14 @@ def parse_point(text: str, *, strict: bool = False, max_chars: int = 1_000_000) 
 
 def _parse_seeclick(text: str, strict: bool) -> ParseResult:
     box = _between(text, "<box>", "</box>")
-    if box is None or not box[2]:
+    if box is None:
         result = _parse_point(text, strict)
         return ParseResult(ok=result.ok, format="seeclick", actions=tuple(replace(a, fmt="seeclick")
                                                                            for a in result.actions),
                            error=result.error, tolerances=result.tolerances)
-    # SeeClick pretrain/screenspot_test.py: a Qwen-VL box answer is on the 0-1000 grid; its centre / 1000
-    tol: list[str] = []
+    # SeeClick pretrain/screenspot_test.py: a Qwen-VL box answer is on the 0-1000 grid; its centre / 1000. A box
+    # cut short (no </box>) is on the same grid: never read as fractions.
+    tol: list[str] = [] if box[2] else [TOL_NO_CLOSE_TAG]
     centre = _numbers_point(box[0], tol, "box")
     if centre is None:
         raise _ParseError("box has no point")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.actions import Action
@@ -475,3 +475,99 @@ def test_fuzz_mutated_model_answers(fmt, edits):
 @given(st.sampled_from(sorted(MODEL_VALID)), st.text(max_size=300))
 def test_fuzz_random_text_model_formats(fmt, text):
     _check(text, fmt)
+
+
+# ------------------------------------------------------------------------------------------ one number reader
+
+# Each public model's coordinate text, with {x} and {y} where the numbers go (as the model writes them).
+COORD_ANSWERS = {
+    "uitars": "Action: click(start_box='({x},{y})')",
+    "uitars-point": "Action: click(point='<point>{x} {y}</point>')",
+    "os_atlas": "actions:\nCLICK <point>[[{x},{y}]]</point>",
+    "os_atlas-box": "<|box_start|>({x},{y}),({x},{y})<|box_end|>",
+    "point": "({x}, {y})",
+    "seeclick": "({x},{y})",
+    "seeclick-box": "<box>({x},{y}),({x},{y})</box>",
+    "pyautogui": "pyautogui.click(x={x}, y={y})",
+    "guir1": "<answer>[{{'action': 'click', 'point': [{x}, {y}], 'input_text': 'no input text'}}]</answer>",
+    "json": '{{"action": "click", "point": [{x}, {y}]}}',
+}
+
+
+def _coords(kind: str, x: str, y: str) -> ParseResult:
+    return parse_action(COORD_ANSWERS[kind].format(x=x, y=y), fmt=kind.split("-")[0])
+
+
+@pytest.mark.parametrize("kind", sorted(COORD_ANSWERS))
+@pytest.mark.parametrize("x, y, expected", [
+    ("1e2", "200", (100, 200)),
+    ("0.30000000000000004", "2E-1", (0.30000000000000004, 0.2)),
+    ("-.5", "+7", (-0.5, 7)),
+])
+def test_every_parser_reads_a_number_whole(kind, x, y, expected):
+    """An exponent, 17 significant digits or a sign are one number in every format, never extra numbers."""
+    r = _coords(kind, x, y)
+    assert r.ok, (kind, r.error)
+    point = r.action.point
+    if kind == "seeclick-box":  # the 0-1000 grid, as fractions
+        point = (point[0] * 1000, point[1] * 1000)
+    assert point == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("kind", sorted(COORD_ANSWERS))
+@pytest.mark.parametrize("x, reason", [
+    ("0x1A", "is not a decimal number"),
+    ("12px", "is not a decimal number"),
+    ("1.2.3", "is not a decimal number"),
+    ("1_000", "is not a decimal number"),
+    ("1e999", "not finite"),
+    ("9" * 400, "too long"),
+])
+def test_every_parser_refuses_a_number_it_cannot_read_whole(kind, x, reason):
+    """Hex, a unit, two numbers glued, an underscore, inf or a 400-digit integer: a failed parse with the reason,
+    never a point made of the pieces (code that Python itself cannot read is refused as code)."""
+    r = _coords(kind, x, "5")
+    assert not r.ok, (kind, r.error)
+    assert reason in r.error or (kind == "pyautogui" and "code is not a call" in r.error), (kind, r.error)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(COORD_ANSWERS)), st.floats(-1e300, 1e300, allow_nan=False),
+       st.floats(-1e300, 1e300, allow_nan=False))
+def test_any_float_as_python_writes_it_is_read_back_exactly(kind, x, y):
+    """repr() of any finite float (``1e-05``, ``1.7976931348623157e+300``, ``0.30000000000000004``) is the number."""
+    assume((x, y) != (-100, -100))  # GUI-R1's "no point"
+    r = _coords(kind, repr(x), repr(y))
+    assert r.ok, (kind, r.error)
+    point = r.action.point
+    if kind == "seeclick-box":
+        assert point == (x / 1000, y / 1000) or point == pytest.approx((x / 1000, y / 1000))
+    else:
+        assert point == (x, y)
+
+
+def test_seeclick_box_without_closing_tag_is_on_the_grid():
+    """A ``<box>`` cut short is still SeeClick's 0-1000 box (its centre / 1000), never read as fractions."""
+    r = parse_action("<box>(100,200),(300,400)", fmt="seeclick")
+    assert r.ok and r.action.point == pytest.approx((0.2, 0.3)) and "missing closing tag" in r.tolerances
+    assert not parse_action("<box>(100,200),(300,400)", fmt="seeclick", strict=True).ok
+
+
+# ------------------------------------------------------------------------------------------ OS-Atlas sections
+
+@pytest.mark.parametrize("thought", ["WAIT for the page.", "CLICK on the search box.", "TYPE [hello] later",
+                                     "SCROLL [DOWN] first?", "  PRESS_BACK if it fails"])
+def test_os_atlas_reads_the_action_only_from_the_actions_section(thought):
+    """An action word at the start of a thought line is thought, not the answer (OS-Atlas: thoughts:\\n..\\nactions:)."""
+    r = parse_action(f"thoughts:\n{thought}\nactions:\nCLICK <point>[[950,87]]</point>", fmt="os_atlas")
+    assert r.ok and r.action.action == "click" and r.action.point == (950, 87) and r.thought == thought.strip()
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("thoughts:\nWAIT for the page.", "without an 'actions:' section"),
+    ("thoughts:\nWAIT\nactions:\nthe search box", "no action word at the start of the 'actions:' section"),
+    ("actions:\n", "no action word"),
+])
+def test_os_atlas_without_an_action_in_its_section_is_refused(text, reason):
+    r = parse_action(text, fmt="os_atlas")
+    assert not r.ok and reason in r.error
