@@ -2,11 +2,19 @@
 
 - :func:`refuse_existing`: an existing output is replaced only with ``--overwrite``; a folder where a file is
   wanted (or a file where a folder is wanted) is refused. Commands call it before any work starts.
+- :func:`claim_folder`: a command writing files into a folder owns only the files it wrote there, listed in its
+  manifest ``.<command>.files.json`` (:class:`FolderFiles` adds each name before the file is written). A file
+  the command may write (its name patterns) that exists is refused; ``--overwrite`` removes exactly the files of
+  the manifest, never another, and a matching file the manifest does not list is refused even then.
+- :func:`refuse_output_inside_input`: an output folder inside an input folder (paths resolved, links followed)
+  is refused, since a rerun would read the output back as input.
 - :func:`resumable_output`: a job that appends to its output (``infer``, ``rollout``, ``data convert``) resumes
   only when EVERY option that changes the output matches the run that wrote it. Those options are kept in a run
   record ``.<name>.run.json`` beside the output (:func:`run_record_path`); a mismatch raises
   :class:`OptionsChanged` naming each differing option with both values. A run that wrote nothing leaves no
-  record, so a corrected command is never refused because of a failed one.
+  record, so a corrected command is never refused because of a failed one. An output with no record is resumed
+  only when its rows carry the command's own fields (:class:`LegacyRows`, written before run records existed);
+  a file whose rows merely have an ``id`` is not this command's and is refused without ``--overwrite``.
 - :func:`user_errors`: bad input, unwritable outputs (disk full, read-only, a missing folder), a held lock and
   these refusals end a command with one ``error: ...`` line and exit 2, never a traceback.
 
@@ -17,8 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from core.io import OutputLockedError, atomic_write_json, output_lock
@@ -50,12 +62,168 @@ def refuse_existing(path: str | Path, *, overwrite: bool, option: str = "--outpu
                          f"{option})")
 
 
-def refuse_existing_files(folder: str | Path, names: list[str], *, overwrite: bool, option: str = "--output"
-                          ) -> None:
-    """:func:`refuse_existing` for a command writing ``names`` into ``folder`` (a report folder)."""
+def refuse_output_inside_input(output: str | Path, input_path: str | Path, *, option: str = "--output",
+                               input_option: str = "--input") -> None:
+    """Refuse an ``output`` that lies inside the folder ``input_path`` (or is it): a rerun would read its own
+    output back as input. Both paths are resolved first (``..`` and symbolic links, an output not yet created
+    included), so a link to the input folder is caught too. An input file is not a folder: nothing to check."""
+    if not Path(input_path).is_dir():
+        return
+    root, path = os.path.realpath(input_path), os.path.realpath(output)
+    if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+        raise ValueError(f"{option} {output} lies inside {input_option} {input_path} (resolved: {path} in {root}): a "
+                         "rerun would read its own output back as input; choose an output outside it")
+
+
+# ------------------------------------------------------------------ folder outputs: a manifest of the files written
+
+
+def manifest_path(folder: str | Path, command: str) -> Path:
+    """The manifest of the files ``command`` wrote into ``folder``: ``folder/.<command>.files.json``."""
+    return Path(folder) / f".{command}.files.json"
+
+
+def _matches(name: str, patterns: Sequence[str]) -> bool:
+    """``name`` (relative, ``/``-separated) matches one of ``patterns`` part by part (``*`` never crosses a
+    ``/``); a hidden part (run records, temporary files, locks) or a ``..`` never matches."""
+    parts = PurePosixPath(name).parts
+    if not parts or PurePosixPath(name).is_absolute() or any(p.startswith(".") for p in parts):
+        return False
+    return any(len(pp := PurePosixPath(pattern).parts) == len(parts) and all(map(fnmatchcase, parts, pp))
+               for pattern in patterns)
+
+
+def _existing(folder: Path, patterns: Sequence[str]) -> list[str]:
+    """The names under ``folder`` matching ``patterns`` that exist (a file, a link, or a folder in a file's
+    place), in the order of the patterns, then by name."""
+    if not folder.is_dir():
+        return []
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        found.update(dict.fromkeys(sorted(n for p in folder.glob(pattern)
+                                          if _matches(n := p.relative_to(folder).as_posix(), patterns))))
+    return list(found)
+
+
+def _read_manifest(path: Path) -> set[str] | None:
+    """The names a manifest lists; None when there is none. A manifest that cannot be read is an error."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        names = data["files"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise TypeError
+    except (OSError, ValueError, TypeError, KeyError):
+        raise ValueError(f"{path} is not a readable manifest of files; delete it together with the files it "
+                         "listed, or choose another output") from None
+    return set(names)
+
+
+class FolderFiles:
+    """The files one command writes into a folder: :meth:`path` lists a name in the folder's manifest (saved
+    atomically) before the caller writes the file, so a killed run leaves no unlisted file of its own behind.
+    :meth:`sub` is a view of a sub-folder recording into the same manifest. Without a ``command`` (a library
+    call outside a command) nothing is recorded."""
+
+    def __init__(self, folder: str | Path, command: str | None = None, patterns: Sequence[str] = (),
+                 names: Iterable[str] = (), *, prefix: str = "", root: FolderFiles | None = None):
+        self.root = root or self
+        self.folder, self.prefix = Path(folder), prefix
+        if root is None:
+            self.command, self.patterns, self.names = command, tuple(patterns), set(names)
+            self._lock = threading.Lock()
+
+    def sub(self, folder: str) -> FolderFiles:
+        """The same manifest, for names under ``folder/`` (a relative ``/``-separated path)."""
+        return FolderFiles(self.folder / folder, prefix=f"{self.prefix}{folder}/", root=self.root)
+
+    def add(self, names: Iterable[str]) -> None:
+        """List ``names`` (relative to this view) in the manifest; saved once if any is new."""
+        root = self.root
+        new = {f"{self.prefix}{n}" for n in names}
+        if root.command is None:
+            return
+        outside = sorted(n for n in new if not _matches(n, root.patterns))
+        if outside:  # a programming error: the command writes a name its patterns do not claim
+            raise RuntimeError(f"{root.command} writes {outside[0]}, which its file patterns {root.patterns} "
+                               "do not cover")
+        with root._lock:
+            if new <= root.names:
+                return
+            root.names |= new
+            atomic_write_json(manifest_path(root.folder, root.command),
+                              {"command": root.command, "files": sorted(root.names)})
+
+    def path(self, name: str) -> Path:
+        """``folder/name``, listed in the manifest first."""
+        self.add([name])
+        return self.folder / name
+
+
+def as_folder_files(out_dir: str | Path | FolderFiles) -> FolderFiles:
+    """A writer's output folder: the caller's :class:`FolderFiles`, or a plain folder (nothing recorded)."""
+    return out_dir if isinstance(out_dir, FolderFiles) else FolderFiles(out_dir)
+
+
+def check_folder(folder: str | Path, command: str, patterns: Sequence[str], *, overwrite: bool,
+                 option: str = "--output", resume: bool = False, adopt: bool = False) -> set[str]:
+    """Check the files ``command`` may write into ``folder`` (``patterns``: relative globs, ``*`` within one
+    name) before any work starts; returns the names its manifest lists (its own files).
+
+    - A matching file the manifest does not list is not this command's: refused, with or without
+      ``overwrite``. ``adopt`` (a folder written before manifests existed, whose run record or rows vouch that
+      this command wrote it): with no manifest, the matching files are taken as its own.
+    - A file the manifest lists is refused unless ``overwrite`` (it is removed) or ``resume`` (the resumed run
+      rewrites its own files).
+    Anything else in the folder is never looked at again."""
+    folder = Path(folder)
     refuse_existing(folder, overwrite=True, option=option, folder=True)
-    for name in names:
-        refuse_existing(Path(folder) / name, overwrite=overwrite, option=option)
+    manifest = manifest_path(folder, command)
+    listed = _read_manifest(manifest)
+    existing = _existing(folder, patterns)
+    if listed is None:
+        listed = set(existing) if adopt else set()
+    foreign = [n for n in existing if n not in listed]
+    if foreign:
+        more = f" ({len(foreign) - 1} more files too)" if len(foreign) > 1 else ""
+        raise ValueError(f"{option} {folder / foreign[0]} exists but was not written by {command} (not in "
+                         f"{manifest.name}){more}; --overwrite replaces only {command}'s own files: move it away "
+                         f"or choose another {option}")
+    if existing and not (overwrite or resume):
+        more = f" ({len(existing) - 1} more files of it too)" if len(existing) > 1 else ""
+        raise ValueError(f"{option} {folder / existing[0]} already exists; pass --overwrite to replace the files "
+                         f"of the earlier {command}{more} (or choose another {option})")
+    return listed
+
+
+def claim_folder(folder: str | Path, command: str, patterns: Sequence[str], *, overwrite: bool,
+                 option: str = "--output", resume: bool = False, adopt: bool = False) -> FolderFiles:
+    """:func:`check_folder`, then take the folder: with ``overwrite`` the files the manifest lists are removed
+    (and the sub-folders they leave empty), never another; returns the :class:`FolderFiles` to write through."""
+    folder = Path(folder)
+    listed = check_folder(folder, command, patterns, overwrite=overwrite, option=option, resume=resume,
+                          adopt=adopt)
+    if overwrite:
+        for name in sorted(listed):
+            if not _matches(name, patterns):  # a manifest edited by hand never removes anything else
+                continue
+            path = folder / name
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+            for parent in list(PurePosixPath(name).parents)[:-1]:  # the emptied sub-folders, never the folder
+                with contextlib.suppress(OSError):
+                    (folder / parent).rmdir()
+        listed = set()
+    folder.mkdir(parents=True, exist_ok=True)
+    files = FolderFiles(folder, command, patterns)
+    manifest = manifest_path(folder, command)
+    keep = {n for n in listed if _matches(n, patterns)}
+    if keep:
+        files.add(keep)  # a resumed run keeps its earlier files; an adopted folder gets its manifest now
+    elif manifest.exists():
+        atomic_write_json(manifest, {"command": command, "files": []})
+    return files
 
 
 def option_changes(recorded: Mapping[str, Any], current: Mapping[str, Any], *, only_recorded: bool = False
@@ -89,19 +257,48 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+@dataclass(frozen=True)
+class LegacyRows:
+    """How a resumable output written before run records existed proves it is this command's.
+
+    ``first_row()``: the output's first row (None when empty). ``own_fields``: fields every row this command
+    writes has always carried (a row lacking one was written by something else). ``options(row)``: the output
+    options read back from that row (compared only where the row holds them); it may raise ``ValueError``
+    itself, naming the differences."""
+
+    first_row: Callable[[], Mapping[str, Any] | None]
+    own_fields: tuple[str, ...]
+    options: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+
+
+def _legacy_options(output: Path, record: Path, legacy: LegacyRows | None) -> Mapping[str, Any]:
+    """The options an output without a run record was written with, when its rows show they are this
+    command's; else ``ValueError`` (not this command's output, or unknown options)."""
+    if legacy is None:
+        raise ValueError(f"{output} exists but the options that wrote it are unknown (no {record.name}); "
+                         "pass --overwrite to start over, or choose another output")
+    row = legacy.first_row()
+    missing = [f for f in legacy.own_fields if not isinstance(row, Mapping) or f not in row]
+    if missing:
+        raise ValueError(f"{output} was not written by this command (no {record.name}, and its rows lack its "
+                         f"fields {', '.join(missing)}); it is never resumed: pass --overwrite to replace it, or "
+                         "choose another output")
+    return legacy.options(row)
+
+
 @contextlib.contextmanager
 def resumable_output(output: str | Path, options: Mapping[str, Any], *, overwrite: bool,
                      has_rows: Callable[[], bool], clear: Callable[[], None] = lambda: None,
-                     options_in_rows: Callable[[], Mapping[str, Any] | None] | None = None,
-                     keep_record: bool = True) -> Iterator[bool]:
+                     legacy: LegacyRows | None = None, keep_record: bool = True) -> Iterator[bool]:
     """Hold ``output``'s lock and check a resume; yields whether rows already there are kept (resumed).
 
     ``options``: every option that changes the output (JSON values). ``has_rows()``: the output (or its resume
-    state) holds rows. ``clear()``: delete them (``overwrite``). ``options_in_rows()``: the options read back
-    from the rows, for an output written before run records existed (compared only where the rows hold them).
-    An output with rows and neither a record nor ``options_in_rows`` is refused (unknown options). The record is
-    written before the block runs, removed when the block fails with no row written, and removed at the end when
-    ``keep_record`` is false (a finished output that is not resumable, e.g. ``data convert``'s).
+    state) holds rows. ``clear()``: delete them (``overwrite``). An output with rows is resumed only when its
+    run record (this command wrote it) or, without a record, its rows (``legacy``: an output written before run
+    records existed, its rows carrying the command's own fields) hold the same options; anything else is
+    refused. The record is written before the block runs, removed when the block fails with no row written,
+    and removed at the end when ``keep_record`` is false (a finished output that is not resumable, e.g.
+    ``data convert``'s).
     """
     output = Path(output)
     record = run_record_path(output)
@@ -111,11 +308,8 @@ def resumable_output(output: str | Path, options: Mapping[str, Any], *, overwrit
         elif has_rows():
             previous = _read_record(record)
             only_recorded = previous is None
-            if previous is None and options_in_rows is not None:
-                previous = options_in_rows()
             if previous is None:
-                raise ValueError(f"{output} exists but the options that wrote it are unknown (no {record.name}); "
-                                 "pass --overwrite to start over, or choose another output")
+                previous = _legacy_options(output, record, legacy)
             changes = option_changes(previous, options, only_recorded=only_recorded)
             if changes:
                 raise OptionsChanged(output, changes)
@@ -172,5 +366,6 @@ def user_errors(prefix: str = "") -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-__all__ = ["OptionsChanged", "error_line", "option_changes", "refuse_existing", "refuse_existing_files",
+__all__ = ["FolderFiles", "LegacyRows", "OptionsChanged", "as_folder_files", "check_folder", "claim_folder",
+           "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_output_inside_input",
            "resumable_output", "run_record_path", "user_errors"]

@@ -343,8 +343,11 @@ def test_dataset_info_update_merges_and_rejects_garbage(tmp_path):
     info = tmp_path / "dataset_info.json"
     update_dataset_info(info, "a", {"file_name": "a.jsonl"})
     update_dataset_info(info, "b", {"file_name": "b.jsonl"})
-    update_dataset_info(info, "a", {"file_name": "a2.jsonl"})
-    assert json.loads(info.read_text()) == {"a": {"file_name": "a2.jsonl"}, "b": {"file_name": "b.jsonl"}}
+    update_dataset_info(info, "a", {"file_name": "a.jsonl", "formatting": "sharegpt"})  # the same dataset again
+    with pytest.raises(ValueError, match=r"already has a dataset 'a' \(file_name 'a.jsonl'\).*'a2.jsonl'"):
+        update_dataset_info(info, "a", {"file_name": "a2.jsonl"})  # another file: a name clash, never replaced
+    assert json.loads(info.read_text()) == {"a": {"file_name": "a.jsonl", "formatting": "sharegpt"},
+                                            "b": {"file_name": "b.jsonl"}}
     info.write_text("[1, 2]")
     with pytest.raises(ValueError, match="JSON object"):
         update_dataset_info(info, "c", {})

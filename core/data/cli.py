@@ -21,7 +21,7 @@ import typer
 
 from core.data.summary import ConversionSummary
 from core.io import publish
-from core.outputs import refuse_existing, user_errors
+from core.outputs import refuse_existing, refuse_output_inside_input, user_errors
 from core.schema import Step, StepValidationError
 
 log = logging.getLogger("core.data")
@@ -89,7 +89,6 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     from core.data.export import EXPORTERS, ExportOptions
     from core.data.ingest import read
     from core.data.ingest import set_image_pixel_limit
-    from core.data.ingest._common import inside
     from core.outputs import resumable_output
 
     if target not in EXPORTERS:
@@ -97,9 +96,7 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
                                  param_hint="'--to'")
     if Path(output).exists() and not Path(output).is_dir():
         raise ValueError(f"--output {output} is a file; it must be the output folder")
-    if Path(input_path).is_dir() and inside(Path(input_path), Path(output)):
-        raise ValueError(f"--output {output} lies inside --input {input_path}: a rerun would read its own output "
-                         "back as input; choose an output folder outside it")
+    refuse_output_inside_input(output, input_path)
     if max_image_pixels is not None:
         set_image_pixel_limit(max_image_pixels)
     output = Path(output)
@@ -356,6 +353,7 @@ def clean_cmd(
     _check_source(source)
     with user_errors():
         refuse_existing(output, overwrite=overwrite)
+        refuse_output_inside_input(output, input_path)
         cleaner = run_clean(input_path, output, source=source, images_dir=images_dir, skip_missing=skip_missing,
                             tolerance=tolerance, actions=[a for a in (actions or "").split(",") if a.strip()],
                             dedupe=dedupe)
@@ -382,6 +380,7 @@ def add_solution_cmd(
     _check_source(source, PARQUET_SOURCES)
     with user_errors():
         refuse_existing(output, overwrite=overwrite)
+        refuse_output_inside_input(output, input_path)
         summary = run_add_solution(input_path, output, source=source, images_dir=images_dir,
                                    skip_missing=skip_missing, template=template, tool_template=tool_template,
                                    max_pixels=max_pixels, min_pixels=min_pixels)

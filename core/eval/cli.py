@@ -19,6 +19,10 @@ def _fail(msg: str) -> None:
     raise typer.Exit(2)
 
 
+#: The files ``eval-report`` writes into ``--out`` (listed in ``.eval-report.files.json``, :mod:`core.outputs`).
+REPORT_FILES: tuple[str, ...] = ("report.json", "report.md", "plots/*_bars.png", "plots/*_confusion.png",
+                                 "gallery/*/index.html", "gallery/*/img/*.png")
+
 #: At most this many benchmark inputs are named in a result's ``data``.
 MAX_INPUTS_NAMED = 5
 
@@ -37,6 +41,7 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, pres
 
         try:
             chosen = get_preset(preset)
+            chosen.template_for(benchmark)  # infer's rule: a grounding-only preset has no navigation answers
         except ValueError as e:
             _fail(f"--preset: {e}")
 
@@ -64,20 +69,36 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, pres
     return result, {**result.to_json(), "data": data}
 
 
-def _refuse_existing_outputs(outputs: list[tuple[str, Path | None, tuple[str, ...]]], overwrite: bool) -> None:
-    """Before any scoring: each given ``(option, path, files)`` output (a file, or a folder that gets ``files``)
-    is new or ``overwrite`` (:mod:`core.outputs`); one ``error:`` line and exit 2 otherwise."""
-    from core.outputs import refuse_existing, refuse_existing_files, user_errors
+def _refuse_existing_outputs(outputs: list[tuple[str, Path | None]], overwrite: bool) -> None:
+    """Before any scoring: each given ``(option, path)`` file output is new or ``overwrite``
+    (:mod:`core.outputs`); one ``error:`` line and exit 2 otherwise."""
+    from core.outputs import refuse_existing, user_errors
 
     with user_errors():
-        for option, path, files in outputs:
-            if path is not None and files:
-                refuse_existing_files(path, list(files), overwrite=overwrite, option=option)
-            elif path is not None:
+        for option, path in outputs:
+            if path is not None:
                 refuse_existing(path, overwrite=overwrite, option=option)
 
 
-def _pictures(result, plots: Path | None, gallery: Path | None, image_root: Path | None, console) -> None:
+def _claim_folders(folders: list[tuple[str, str, Path | None, tuple[str, ...]]], overwrite: bool) -> list:
+    """Before any scoring: each given ``(option, command, folder, patterns)`` folder output is checked and taken
+    (:func:`core.outputs.claim_folder`: a file of an earlier run is replaced only with ``overwrite``, a file
+    this command did not write never); the :class:`~core.outputs.FolderFiles` to write through (None where no
+    folder was given). One ``error:`` line and exit 2 on a refusal."""
+    from core.outputs import check_folder, claim_folder, user_errors
+
+    with user_errors():
+        for option, command, folder, patterns in folders:  # every folder checked before any is cleared
+            if folder is not None:
+                check_folder(folder, command, patterns, overwrite=overwrite, option=option)
+        return [None if folder is None else claim_folder(folder, command, patterns, overwrite=overwrite,
+                                                         option=option)
+                for option, command, folder, patterns in folders]
+
+
+def _pictures(result, plots, gallery, image_root: Path | None, console) -> None:
+    """The plots and the failure gallery of ``result`` into ``plots`` / ``gallery`` (folders, or the
+    :class:`~core.outputs.FolderFiles` of a claimed folder output)."""
     if plots is not None:
         from core.eval.plots import PlotsUnavailable, plot_result
 
@@ -142,9 +163,13 @@ def register(app: typer.Typer) -> None:
             write_json,
         )
 
-        outputs = [("--json", json_out, ()), ("--markdown", markdown, ()), ("--gallery", gallery, ("index.html",)),
-                   ("--plots", plots, (f"{benchmark}_bars.png", f"{benchmark}_confusion.png"))]
-        _refuse_existing_outputs(outputs, overwrite)
+        from core.eval.gallery import GALLERY_FILES
+        from core.eval.plots import plot_files
+
+        _refuse_existing_outputs([("--json", json_out), ("--markdown", markdown)], overwrite)
+        plot_folder, gallery_folder = _claim_folders([("--plots", "eval-plots", plots, plot_files(benchmark)),
+                                                      ("--gallery", "eval-gallery", gallery, GALLERY_FILES)],
+                                                     overwrite)
         console = make_console()
         result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0, preset)
         print_result(data, console)
@@ -155,7 +180,7 @@ def register(app: typer.Typer) -> None:
             from core.eval.report import write_text
 
             console.print(f"markdown: {write_text(markdown_report(run), markdown)}")
-        _pictures(result, plots, gallery, image_root, console)
+        _pictures(result, plot_folder, gallery_folder, image_root, console)
         if compare is not None:
             try:
                 print_compare(load_run(compare), run, console)
@@ -188,7 +213,7 @@ def register(app: typer.Typer) -> None:
             _fail(f"--pred-dir {pred_dir} is not a folder")
         if benchmark is not None and benchmark not in BENCHMARKS:
             _fail(f"--benchmark {benchmark!r}: unknown; known: {', '.join(BENCHMARKS)}")
-        _refuse_existing_outputs([("--out", out, ("report.json", "report.md"))], overwrite)
+        (files,) = _claim_folders([("--out", "eval-report", out, REPORT_FILES)], overwrite)
         groups: dict[str, list[Path]] = {}
         for f in sorted(pred_dir.iterdir()):
             if f.name.startswith("."):  # hidden: run records, temp files
@@ -211,13 +236,13 @@ def register(app: typer.Typer) -> None:
                 continue
             result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0, preset)
             print_result(data, console)
-            _pictures(result, out / "plots" if plots else None, out / "gallery" / bench if gallery else None,
-                      image_root, console)
+            _pictures(result, files.sub("plots") if plots else None,
+                      files.sub(f"gallery/{bench}") if gallery else None, image_root, console)
             results.append(data)
         run = make_run(name or pred_dir.resolve().name, mode, results)
-        console.print(f"json: {write_json(run, out / 'report.json')}")
+        console.print(f"json: {write_json(run, files.path('report.json'))}")
         md = markdown_report(run)
-        console.print(f"markdown: {write_text(md, out / 'report.md')}")
+        console.print(f"markdown: {write_text(md, files.path('report.md'))}")
         console.print(md)
 
     @app.command("eval-compare")
@@ -230,7 +255,7 @@ def register(app: typer.Typer) -> None:
         """Two runs side by side, with the difference in points."""
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
 
-        _refuse_existing_outputs([("--markdown", markdown, ())], overwrite)
+        _refuse_existing_outputs([("--markdown", markdown)], overwrite)
 
         try:
             ra, rb = load_run(a), load_run(b)

@@ -26,6 +26,10 @@ from core.eval.io import pred_point
 from core.eval.report import write_text
 from core.geometry import shown_coords
 from core.io import atomic_path
+from core.outputs import FolderFiles, as_folder_files
+
+#: The files a gallery writes into its folder (``--gallery``: listed in its manifest, :mod:`core.outputs`).
+GALLERY_FILES: tuple[str, ...] = ("index.html", "img/*.png")
 
 GOLD = (0, 200, 0)
 PRED = (255, 0, 0)
@@ -121,16 +125,17 @@ def _esc(v: Any) -> str:
     return html.escape("" if v is None else str(v))
 
 
-def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *, title: str = "failures",
-                  image_root: str | Path | None = None) -> dict[str, Any]:
-    """Write ``out_dir/index.html`` (+ drawn PNGs); returns ``{"html", "rows", "with_image", "without_image",
-    "refused"}`` (``refused``: rows whose image_path lies outside the prediction file's folder and ``image_root``,
-    never opened)."""
+def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path | FolderFiles, *,
+                  title: str = "failures", image_root: str | Path | None = None) -> dict[str, Any]:
+    """Write ``out_dir/index.html`` (+ drawn PNGs ``img/NNNNN.png``; a :class:`core.outputs.FolderFiles` lists
+    each in its manifest first); returns ``{"html", "rows", "with_image", "without_image", "refused"}``
+    (``refused``: rows whose image_path lies outside the prediction file's folder and ``image_root``, never
+    opened)."""
     from PIL import Image
 
     from core.data.ingest._common import OUTSIDE_ROOT
 
-    out = Path(out_dir)
+    files = as_folder_files(out_dir)
     cards, with_img, refused = [], 0, 0
     inline = inline_images(failures, image_root)
     for i, row in enumerate(failures):
@@ -141,7 +146,7 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
                    f"file's folder and --image-root ({OUTSIDE_ROOT}; not opened)</p>")
         elif src is not None:
             try:
-                png = draw_failure(src, row, out / "img" / f"{i:05d}.png")
+                png = draw_failure(src, row, files.path(f"img/{i:05d}.png"))
                 pic = f'<img src="img/{png.name}" alt="screenshot {i}">'
                 with_img += 1
             except (OSError, ValueError, OverflowError, SyntaxError, Image.DecompressionBombError) as e:
@@ -176,6 +181,6 @@ def write_gallery(failures: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
             "</style></head><body>"
             f"<h1>{_esc(title)}</h1><p>{_esc(note)}. Green: gold box; red: predicted point.</p>"
             + "".join(cards) + "</body></html>\n")
-    path = write_text(page, out / "index.html")
+    path = write_text(page, files.path("index.html"))
     return {"html": str(path), "rows": len(failures), "with_image": with_img, "without_image": missing,
             "refused": refused}

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.io import atomic_path
+
+if TYPE_CHECKING:
+    from core.outputs import FolderFiles
+
+
+def plot_files(benchmark: str) -> tuple[str, ...]:
+    """The files :func:`plot_result` may write for ``benchmark`` (``--plots``: listed in its manifest)."""
+    return (f"{benchmark}_bars.png", f"{benchmark}_confusion.png")
+
 
 
 class PlotsUnavailable(RuntimeError):
@@ -99,11 +108,15 @@ def confusion_matrix(result: Mapping[str, Any], path: str | Path) -> Path | None
         plt.close(fig)
 
 
-def plot_result(result: Mapping[str, Any], out_dir: str | Path) -> list[Path]:
-    """``<bench>_bars.png`` and, for action benchmarks, ``<bench>_confusion.png`` in ``out_dir``."""
-    out = Path(out_dir)
-    paths = [bar_chart(result, out / f"{result['benchmark']}_bars.png")]
-    cm = confusion_matrix(result, out / f"{result['benchmark']}_confusion.png")
+def plot_result(result: Mapping[str, Any], out_dir: str | Path | FolderFiles) -> list[Path]:
+    """``<bench>_bars.png`` and, for action benchmarks, ``<bench>_confusion.png`` in ``out_dir`` (a
+    :class:`core.outputs.FolderFiles` lists each in its manifest first)."""
+    from core.outputs import as_folder_files
+
+    out = as_folder_files(out_dir)
+    paths = [bar_chart(result, out.path(f"{result['benchmark']}_bars.png"))]
+    cm = (confusion_matrix(result, out.path(f"{result['benchmark']}_confusion.png")) if result.get("confusion")
+          else None)  # a name is listed only when its file is written
     if cm is not None:
         paths.append(cm)
     return paths

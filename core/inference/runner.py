@@ -41,6 +41,9 @@ PRED_FIELDS: tuple[str, ...] = (
     "error", "image_path", "image_source", "backend", "model",
 )
 
+#: Fields every prediction row ``infer`` has written carries (a file whose rows lack one is not infer's).
+OWN_FIELDS: tuple[str, ...] = ("pred", "template", "resize", "backend", "model")
+
 
 @dataclass(frozen=True)
 class SkippedRecord:
@@ -298,21 +301,22 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
     starts over.
     """
     from core.inference.cli import TRAINING_TEMPLATE
-    from core.outputs import resumable_output
+    from core.outputs import LegacyRows, resumable_output
 
     output = Path(output)
     options = {"backend": backend.name, "model": backend.model, "template": template or TRAINING_TEMPLATE,
                "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor},
                **(run_options or {})}
 
-    def legacy_options() -> dict[str, Any]:
+    def legacy_options(first: Mapping[str, Any]) -> dict[str, Any]:
         """A file written before run records: check the options its first row holds (none more to compare)."""
-        _check_compatible(load_done(output)[1], policy, template, backend.model, output)
+        _check_compatible(dict(first), policy, template, backend.model, output)
         return {}
 
+    legacy = LegacyRows(first_row=lambda: load_done(output)[1], own_fields=OWN_FIELDS, options=legacy_options)
     with resumable_output(output, options, overwrite=overwrite,
                           has_rows=lambda: output.exists() and output.stat().st_size > 0,
-                          clear=lambda: output.unlink(missing_ok=True), options_in_rows=legacy_options):
+                          clear=lambda: output.unlink(missing_ok=True), legacy=legacy):
         return _run_locked(items, backend, output, template=template, policy=policy, limit=limit, total=total,
                            retry_failed=retry_failed, progress=progress)
 

@@ -96,7 +96,7 @@ def rollout(
     from core.prompts import get_template
     from core.rollout.envs import get_env
     from core.rollout.policies import BackendPolicy, CentrePolicy, RandomPolicy, ScriptedPolicy
-    from core.rollout.runner import episode_specs, run_rollouts
+    from core.rollout.runner import check_rollout_folder, episode_specs, run_rollouts
 
     def bad(msg: str, hint: str) -> typer.Exit:
         """One plain line and exit 2 (no wrapped error box: its width depends on the terminal)."""
@@ -152,7 +152,7 @@ def rollout(
         raise bad(str(e), "--max-pixels/--min-pixels/--factor") from None
 
     with user_errors():  # outputs checked before any backend or env starts
-        refuse_existing(output, overwrite=True, option="--output", folder=True)
+        check_rollout_folder(output, overwrite=overwrite)
         if json_path is not None:  # a resumed run rewrites its own summary; a new run keeps an unrelated file
             refuse_existing(json_path, overwrite=overwrite or (output / "episodes.jsonl").exists(), option="--json")
         output.mkdir(parents=True, exist_ok=True)

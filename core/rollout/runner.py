@@ -16,7 +16,6 @@ import html
 import io
 import json
 import re
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,6 +28,7 @@ from core.inference.backends import describe
 from core.geometry import shown_coords
 from core.io import atomic_write_json, atomic_write_text
 from core.inference.runner import PredictionWriter, load_done
+from core.outputs import FolderFiles, as_folder_files, claim_folder
 from core.rollout.policies import Policy
 from core.rollout.session import Episode, EpisodeSession
 
@@ -36,6 +36,10 @@ from core.rollout.session import Episode, EpisodeSession
 #: Run settings of ``run_info`` that must match an existing ``episodes.jsonl`` to resume it (a resumed summary
 #: mixes no runs); the caller's ``resume_options`` add the rest.
 RUN_KEYS: tuple[str, ...] = ("env", "policy", "backend", "model", "template", "level", "max_steps")
+#: Fields every ``episodes.jsonl`` row rollout has written carries (a file whose rows lack one is not rollout's).
+OWN_FIELDS: tuple[str, ...] = ("task_id", "success", "n_steps", "steps")
+#: The files rollout writes into its folder besides ``episodes.jsonl`` (listed in ``.rollout.files.json``).
+FOLDER_FILES: tuple[str, ...] = ("summary.json", "gallery/index.html", "gallery/*/*.png")
 
 
 @dataclass(frozen=True)
@@ -111,23 +115,23 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:120]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:120].lstrip(".") or "_"  # never hidden, never ..
 
 
-def _draw_steps(episode: Episode, folder: Path) -> None:
+def _draw_steps(episode: Episode, folder: FolderFiles) -> None:
     """Thumbnails of every kept screen with the gold box and the model's point (``core.eval.gallery``)."""
     from PIL import Image
 
     from core.eval.gallery import draw_failure
 
-    for rec in episode.steps:
-        if rec.screen is None:
-            continue
+    kept = [rec for rec in episode.steps if rec.screen is not None]
+    folder.add(f"{rec.index:03d}.png" for rec in kept)
+    for rec in kept:
         buf = io.BytesIO()
         Image.fromarray(rec.screen[..., :3]).save(buf, format="PNG", compress_level=1)
         point = rec.action.point if rec.action is not None else None
         draw_failure(buf.getvalue(), {"gt_box": rec.gold_box, "pred_point": point},
-                     folder / f"{rec.index:03d}.png", max_side=360)
+                     folder.folder / f"{rec.index:03d}.png", max_side=360)
 
 
 def shown_action(action: dict[str, Any] | None) -> str:
@@ -138,9 +142,10 @@ def shown_action(action: dict[str, Any] | None) -> str:
     return ", ".join(f"{k}={shown_coords(v) if k in ('point', 'end_point') else v}" for k, v in action.items())
 
 
-def write_episode_gallery(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> Path:
+def write_episode_gallery(rows: Sequence[dict[str, Any]], out_dir: str | Path | FolderFiles) -> Path:
     """``out_dir/index.html`` for the episode ``rows`` whose step images exist in ``out_dir/<episode>/``."""
-    out, esc = Path(out_dir), (lambda v: html.escape("" if v is None else str(v)))
+    files = as_folder_files(out_dir)
+    out, esc = files.folder, (lambda v: html.escape("" if v is None else str(v)))
     sections = []
     for r in rows:
         folder = out / _safe(r["id"])
@@ -164,7 +169,7 @@ def write_episode_gallery(rows: Sequence[dict[str, Any]], out_dir: str | Path) -
             "pre{white-space:pre-wrap;background:#f6f6f6;max-height:12em;overflow:auto}</style></head><body>"
             "<h1>episodes</h1><p>Green: the gold target box; red: the model's point.</p>"
             + "".join(sections) + "</body></html>\n")
-    return atomic_write_text(out / "index.html", page)
+    return atomic_write_text(files.path("index.html"), page)
 
 
 def _act_safely(session: EpisodeSession, reply: Any) -> BaseException | None:
@@ -196,39 +201,59 @@ def run_rollouts(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], poli
 
     An existing folder run is resumed only when its :data:`RUN_KEYS` of ``run_info`` and every
     ``resume_options`` value (seed, resize, screenshots kept, generation settings...) match
-    (:func:`core.outputs.resumable_output`: ``ValueError`` naming each difference); ``overwrite`` deletes its
-    episodes, summary and gallery first."""
-    from core.outputs import resumable_output
+    (:func:`core.outputs.resumable_output`: ``ValueError`` naming each difference), and only when rollout wrote
+    its ``episodes.jsonl`` (run record, or rows with :data:`OWN_FIELDS`). The summary and gallery files are the
+    run's only when its manifest lists them (:func:`claim_folder`); ``overwrite`` deletes its episodes and
+    exactly those files first, never another file of the folder."""
+    from core.outputs import LegacyRows, resumable_output
 
     out = Path(output_dir)
     if len({s.id for s in specs}) != len(specs):
         raise ValueError("episode ids must be unique")
-    out.mkdir(parents=True, exist_ok=True)
     path = out / "episodes.jsonl"
     info = dict(run_info or {})
     options = {**{k: info[k] for k in RUN_KEYS if k in info}, **(resume_options or {})}
+    adopt = check_rollout_folder(out, overwrite=overwrite)
+    out.mkdir(parents=True, exist_ok=True)
 
-    def clear() -> None:
-        for stale in (path, out / "summary.json"):
-            stale.unlink(missing_ok=True)
-        shutil.rmtree(out / "gallery", ignore_errors=True)
-
-    def options_in_rows() -> dict[str, Any] | None:
+    def options_in_rows(first: Mapping[str, Any]) -> dict[str, Any]:
         """A folder written before run records: the run keys its first row holds."""
-        first = load_done(path)[1]
-        return None if first is None else {k: first[k] for k in RUN_KEYS if k in first}
+        return {k: first[k] for k in RUN_KEYS if k in first}
 
-    with resumable_output(path, options, overwrite=overwrite, clear=clear, options_in_rows=options_in_rows,
-                          has_rows=lambda: path.exists() and path.stat().st_size > 0):
-        return _run_locked(make_env, specs, policy, out, dict(session_options or {}), workers, gallery, info,
+    legacy = LegacyRows(first_row=lambda: load_done(path)[1], own_fields=OWN_FIELDS, options=options_in_rows)
+    with resumable_output(path, options, overwrite=overwrite, clear=lambda: path.unlink(missing_ok=True),
+                          legacy=legacy, has_rows=lambda: _has_rows(path)) as resuming:
+        files = claim_folder(out, "rollout", FOLDER_FILES, overwrite=overwrite, option="--output",
+                             resume=resuming, adopt=adopt)
+        return _run_locked(make_env, specs, policy, files, dict(session_options or {}), workers, gallery, info,
                            progress)
 
 
-def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy, out: Path,
+def _has_rows(path: Path) -> bool:
+    return path.exists() and path.stat().st_size > 0
+
+
+def check_rollout_folder(output_dir: str | Path, *, overwrite: bool) -> bool:
+    """Before any env or model starts: refuse a summary or gallery file in ``output_dir`` that rollout may not
+    replace (:func:`core.outputs.check_folder`). Returns whether a folder written before manifests existed is
+    taken as rollout's: its ``episodes.jsonl`` has a run record, or rows to resume (whose ownership and options
+    :func:`run_rollouts` checks before anything is written)."""
+    from core.outputs import check_folder, manifest_path, run_record_path
+
+    out = Path(output_dir)
+    path = out / "episodes.jsonl"
+    resume = not overwrite and _has_rows(path)
+    adopt = not manifest_path(out, "rollout").exists() and (run_record_path(path).exists() or resume)
+    check_folder(out, "rollout", FOLDER_FILES, overwrite=overwrite, option="--output", resume=resume, adopt=adopt)
+    return adopt
+
+
+def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy, files: FolderFiles,
                 opts: dict[str, Any], workers: int, gallery: int, info: dict[str, Any], progress: bool
                 ) -> dict[str, Any]:
     from core.console import progress_bar
 
+    out = files.folder
     path = out / "episodes.jsonl"
     make_session = opts.pop("session_factory", EpisodeSession)
     done, _ = load_done(path)
@@ -242,7 +267,7 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
     def finish(spec: EpisodeSpec, episode: Episode, env: Any, writer: PredictionWriter, bar: Any) -> None:
         writer.write_rows([{**episode.to_row(), "seed": spec.seed, **info}])
         if spec.id in in_gallery:
-            _draw_steps(episode, out / "gallery" / _safe(spec.id))
+            _draw_steps(episode, files.sub(f"gallery/{_safe(spec.id)}"))
         free.append(env)
         stats["success"] += int(episode.success)
         bar.update(1)
@@ -287,10 +312,11 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
                "turns_per_s": round(n_turns / seconds, 2) if seconds > 0 and n_turns else None,
                "output": str(path)}
     if gallery:
-        summary["gallery"] = str(write_episode_gallery([r for r in mine if r["id"] in in_gallery], out / "gallery"))
-    atomic_write_json(out / "summary.json", summary)
+        summary["gallery"] = str(write_episode_gallery([r for r in mine if r["id"] in in_gallery],
+                                                       files.sub("gallery")))
+    atomic_write_json(files.path("summary.json"), summary)
     return summary
 
 
-__all__ = ["RUN_KEYS", "EpisodeSpec", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
+__all__ = ["FOLDER_FILES", "OWN_FIELDS", "RUN_KEYS", "EpisodeSpec", "check_rollout_folder", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
            "write_episode_gallery"]

@@ -6,22 +6,44 @@ import json
 import shlex
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
+if TYPE_CHECKING:
+    from core.outputs import FolderFiles
+
 world_app = typer.Typer(help="The simulated phone: list tasks, render a task's screens, export, play.",
                         no_args_is_help=True)
+
+#: The files ``world show`` writes into its folder (listed in ``.world-show.files.json``).
+SHOW_FILES: tuple[str, ...] = ("steps.json", "step_*.png")
 
 _SPLIT = typer.Option("train", "--split", help="train, val_seed, test_seed, test_family, test (both test splits), "
                                                 "or the curriculum's curriculum_train, curriculum_val, curriculum_test.")
 
 
+def selection(value: str, option: str) -> list[str]:
+    """The comma-separated values of ``option``, in order; ``ValueError`` when it selects nothing (``""``,
+    ``","``) or names a value twice (each row would be written twice, with the same ids)."""
+    chosen = [v.strip() for v in value.split(",") if v.strip()]
+    if not chosen:
+        raise ValueError(f"{option} {value!r} selects nothing; give one or more comma-separated values")
+    repeated = sorted({v for v in chosen if chosen.count(v) > 1})
+    if repeated:
+        raise ValueError(f"{option} {value!r} names {', '.join(map(repr, repeated))} more than once; give each "
+                         "value once")
+    return chosen
+
+
 def _tasks(split: str, n: int | None = None, families: str | None = None):
+    from core.outputs import user_errors
     from core.world import SPLIT_NAMES, list_tasks
 
     if split not in SPLIT_NAMES:
         raise typer.BadParameter(f"unknown split {split!r}; known: {', '.join(SPLIT_NAMES)}", param_hint="'--split'")
-    chosen = None if families is None else [f.strip() for f in families.split(",") if f.strip()]
+    with user_errors():
+        chosen = None if families is None else selection(families, "--families")
     try:
         return list_tasks(split, n, chosen)
     except ValueError as e:  # the split is known: what list_tasks refuses is a family
@@ -62,23 +84,22 @@ def tasks_cmd(split: str = _SPLIT, as_json: bool = typer.Option(False, "--json",
 @world_app.command("show")
 def show_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. settings_toggle-3."),
              output: Path = typer.Option(..., "--output", help="Folder for step_NN.png and steps.json."),
-             overwrite: bool = typer.Option(False, "--overwrite", help="Replace the files of an earlier show in "
-                                                                       "--output.")) -> None:
+             overwrite: bool = typer.Option(False, "--overwrite", help="Replace the files an earlier show wrote "
+                                                                       "in --output (and only those).")) -> None:
     """Render a task's gold episode: one PNG per screen with the gold target box and tap point drawn, and
     steps.json (instruction, low-level step instructions, gold actions)."""
-    from core.outputs import refuse_existing_files, user_errors
+    from core.outputs import claim_folder, user_errors
 
     task = _task(task_id)
     with user_errors():
-        refuse_existing_files(output, ["steps.json"], overwrite=overwrite)
-        output.mkdir(parents=True, exist_ok=True)
-        n_steps = _write_gold_screens(task, output)
+        files = claim_folder(output, "world-show", SHOW_FILES, overwrite=overwrite)
+        n_steps = _write_gold_screens(task, files)
     typer.echo(f"{task.id}: {task.instruction} ({n_steps} gold steps) -> {output}")
 
 
-def _write_gold_screens(task, output: Path) -> int:
+def _write_gold_screens(task, output: FolderFiles) -> int:
     """``step_NN.png`` (gold box and tap point drawn, screen pixels) and ``steps.json`` of ``task``'s gold
-    episode in ``output`` (each file atomic); returns the number of gold steps."""
+    episode in ``output`` (each file atomic, listed in its manifest first); returns the number of gold steps."""
     from PIL import Image, ImageDraw
 
     from core.io import atomic_path, atomic_write_text
@@ -99,7 +120,7 @@ def _write_gold_screens(task, output: Path) -> int:
                 x, y = gold.point
                 draw.ellipse((x - 4 * width, y - 4 * width, x + 4 * width, y + 4 * width), outline=(255, 0, 80),
                              width=width)
-        with atomic_path(output / f"step_{k:02d}.png", suffix=".png") as tmp:
+        with atomic_path(output.path(f"step_{k:02d}.png"), suffix=".png") as tmp:
             image.save(tmp)
         steps.append({"screen": f"step_{k:02d}.png", "step_instruction": info["step_instruction"],
                       "gold_action": gold.model_dump(exclude_none=True) if gold else None,
@@ -107,7 +128,7 @@ def _write_gold_screens(task, output: Path) -> int:
         if gold is None:
             break
         obs, _, _, _, info = env.step(gold)
-    atomic_write_text(output / "steps.json", json.dumps({"task": task.model_dump(), "steps": steps}, indent=1))
+    atomic_write_text(output.path("steps.json"), json.dumps({"task": task.model_dump(), "steps": steps}, indent=1))
     return len(steps) - 1
 
 
@@ -139,11 +160,11 @@ def export_cmd(split: str = _SPLIT,
     from core.outputs import refuse_existing, user_errors
     from core.world.export import LEVELS, export
 
-    chosen = [v.strip() for v in levels.split(",") if v.strip()]
-    bad = [v for v in chosen if v not in LEVELS]
-    if bad or not chosen:
-        raise typer.BadParameter(f"unknown level(s) {bad}; choose from {', '.join(LEVELS)}", param_hint="'--levels'")
     with user_errors():
+        chosen = selection(levels, "--levels")
+        bad = [v for v in chosen if v not in LEVELS]
+        if bad:
+            raise ValueError(f"--levels: unknown level(s) {', '.join(map(repr, bad))}; choose from {', '.join(LEVELS)}")
         refuse_existing(output, overwrite=overwrite)
     if env != "sim-phone":
         with user_errors(prefix=f"cannot write {output}: "):
@@ -268,4 +289,4 @@ def register(app: typer.Typer) -> None:
     app.add_typer(world_app, name="world")
 
 
-__all__ = ["parse_play_command", "register", "world_app"]
+__all__ = ["SHOW_FILES", "parse_play_command", "register", "selection", "world_app"]

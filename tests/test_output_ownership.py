@@ -1,0 +1,181 @@
+"""A command replaces only what it wrote (``core.outputs``, docs/output-policy.md), through the commands as a user
+types them, each with the hostile value: a folder output owns only the files its manifest lists; "output inside
+input" compares resolved paths; a JSONL is resumed only when this command wrote it; a llamafactory dataset name
+is never taken over; a ``world export`` selection is never repeated nor empty."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from test_output_policy import assert_one_error_line, benchmark, gui_agent, in_process  # noqa: F401
+
+from core.outputs import manifest_path, run_record_path
+
+ROLLOUT = ("rollout", "--policy", "scripted", "--tasks", "settings_toggle-1", "--max-steps", "3", "--gallery", "1")
+
+
+def _listed(folder: Path, command: str) -> set[str]:
+    return set(json.loads(manifest_path(folder, command).read_text())["files"])
+
+
+# ------------------------------------------------------------------ item 2: a folder output owns only its files
+
+
+def test_rollout_replaces_only_the_files_it_wrote(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "summary.json").write_text("my summary")
+    for extra in ((), ("--overwrite",)):  # a summary rollout never wrote is refused, even with --overwrite
+        line = assert_one_error_line(in_process(*ROLLOUT, "--output", out, *extra), "--output",
+                                     "summary.json exists but was not written by rollout")
+        assert "--overwrite replaces only rollout's own files" in line
+    assert (out / "summary.json").read_text() == "my summary" and not (out / "episodes.jsonl").exists()
+    (out / "summary.json").unlink()
+    (out / "gallery").mkdir()
+    (out / "gallery" / "notes.html").write_text("mine")
+    assert in_process(*ROLLOUT, "--output", out).returncode == 0
+    own = _listed(out, "rollout")
+    assert {"summary.json", "gallery/index.html"} <= own and any(n.endswith("/000.png") for n in own)
+    assert "gallery/notes.html" not in own
+    assert in_process(*ROLLOUT, "--output", out).returncode == 0  # the same run resumes: rewrites its own files
+    assert in_process(*ROLLOUT, "--output", out, "--overwrite").returncode == 0
+    assert (out / "gallery" / "notes.html").read_text() == "mine"  # --overwrite never removes another file
+    assert _listed(out, "rollout") == own
+    stray = out / "gallery" / "settings_toggle-1" / "999.png"  # a file it may write but did not
+    stray.write_bytes(b"not rollout's")
+    assert_one_error_line(in_process(*ROLLOUT, "--output", out, "--overwrite"), "999.png exists but was not "
+                          "written by rollout")
+    assert stray.read_bytes() == b"not rollout's" and (out / "summary.json").exists()
+
+
+def test_world_show_replaces_only_the_files_it_wrote(tmp_path):
+    out = tmp_path / "show"
+    out.mkdir()
+    (out / "step_00.png").write_bytes(b"my picture")
+    for extra in ((), ("--overwrite",)):
+        assert_one_error_line(gui_agent("world", "show", "calculator-200001", "--output", out, *extra),
+                              "step_00.png exists but was not written by world-show")
+    assert (out / "step_00.png").read_bytes() == b"my picture" and not (out / "steps.json").exists()
+    (out / "step_00.png").unlink()
+    (out / "notes.txt").write_text("mine")
+    assert in_process("world", "show", "calculator-200001", "--output", out).returncode == 0
+    first = _listed(out, "world-show")
+    assert "steps.json" in first and "step_00.png" in first
+    assert_one_error_line(in_process("world", "show", "calculator-200001", "--output", out),
+                          "steps.json already exists; pass --overwrite")
+    r = in_process("world", "show", "settings_toggle-3", "--output", out, "--overwrite")
+    assert r.returncode == 0, r.stderr
+    steps = json.loads((out / "steps.json").read_text())["steps"]
+    assert sorted(p.name for p in out.glob("step_*.png")) == [s["screen"] for s in steps]  # no stale step of
+    assert (out / "notes.txt").read_text() == "mine"                                        # the earlier task
+
+
+def test_eval_gallery_replaces_only_the_files_it_wrote(benchmark, tmp_path):  # noqa: F811
+    preds, gallery = tmp_path / "pred.jsonl", tmp_path / "gallery"
+    assert in_process("infer", "--backend", "baseline", "--model", "centre", "--input", benchmark[0],
+                      "--output", preds).returncode == 0
+    (gallery / "img").mkdir(parents=True)
+    (gallery / "img" / "00000.png").write_bytes(b"my picture")
+    (gallery / "notes.txt").write_text("mine")
+    evaluate = ("eval", "--predictions", preds, "--benchmark", "androidcontrol_high", "--gallery", gallery)
+    for extra in ((), ("--overwrite",)):
+        assert_one_error_line(in_process(*evaluate, *extra), "--gallery", "img/00000.png exists but was not "
+                              "written by eval-gallery")
+    assert (gallery / "img" / "00000.png").read_bytes() == b"my picture" and not (gallery / "index.html").exists()
+    (gallery / "img" / "00000.png").unlink()
+    assert in_process(*evaluate).returncode == 0
+    assert "index.html" in _listed(gallery, "eval-gallery")
+    assert_one_error_line(in_process(*evaluate), "index.html already exists; pass --overwrite")
+    assert in_process(*evaluate, "--overwrite").returncode == 0
+    assert (gallery / "notes.txt").read_text() == "mine"
+
+
+# ------------------------------------------------------------------ item 3: output inside input, links resolved
+
+
+def test_convert_output_inside_its_input_through_a_symlink_is_refused(benchmark, tmp_path):  # noqa: F811
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(benchmark[0], data / "a.parquet")
+    (tmp_path / "link").symlink_to(data)
+    convert = ("data", "convert", "--from", "unified", "--to", "unified", "--input", data,
+               "--output", tmp_path / "link" / "out")
+    for extra in ((), ("--overwrite",)):  # a rerun would read link/out/*.parquet back: rows 3 -> 6 -> 9
+        assert_one_error_line(in_process(*convert, *extra), "lies inside --input", "read its own output back")
+    assert not (data / "out").exists()
+    r = in_process("data", "clean", "--input", tmp_path / "link", "--output", data / "clean.parquet")
+    assert_one_error_line(r, "lies inside --input")
+
+
+# ------------------------------------------------------------------ item 4: resume only a file this command wrote
+
+
+def test_infer_and_rollout_never_resume_a_foreign_jsonl(benchmark, tmp_path):  # noqa: F811
+    foreign = '{"id": "settings_toggle-1"}\n{"id": "x"}\n'
+    preds = tmp_path / "x.jsonl"
+    preds.write_text(foreign)
+    infer = ("infer", "--backend", "baseline", "--model", "centre", "--input", benchmark[0], "--output", preds)
+    line = assert_one_error_line(in_process(*infer), "x.jsonl was not written by this command", "--overwrite")
+    assert "lack its fields pred" in line and preds.read_text() == foreign  # nothing appended
+    assert in_process(*infer, "--overwrite").returncode == 0
+    rows = preds.read_text()
+    run_record_path(preds).unlink()  # an older version's file: no run record, its rows carry infer's fields
+    r = in_process(*infer)
+    assert r.returncode == 0 and " 0 new rows" in r.stdout and preds.read_text() == rows
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "episodes.jsonl").write_text(foreign)
+    assert_one_error_line(in_process(*ROLLOUT, "--output", out), "episodes.jsonl was not written by this command")
+    assert (out / "episodes.jsonl").read_text() == foreign
+    assert in_process(*ROLLOUT, "--output", out, "--overwrite").returncode == 0
+    episodes = (out / "episodes.jsonl").read_text()
+    run_record_path(out / "episodes.jsonl").unlink()
+    manifest_path(out, "rollout").unlink()  # a folder written before run records and manifests: resumed
+    assert in_process(*ROLLOUT, "--output", out).returncode == 0
+    assert (out / "episodes.jsonl").read_text() == episodes and "summary.json" in _listed(out, "rollout")
+
+
+# ------------------------------------------------------------------ item 8: llamafactory dataset names are unique
+
+
+def test_llamafactory_exports_sharing_a_stem_never_replace_each_other(benchmark, tmp_path):  # noqa: F811
+    for name in ("ss.mobile", "ss.web"):  # Path("ss.mobile").stem == Path("ss.web").stem == "ss"
+        (tmp_path / name).mkdir()
+        shutil.copy(benchmark[0], tmp_path / name / "a.parquet")
+    data = tmp_path / "data"
+
+    def export(name: str, *extra):
+        return in_process("data", "convert", "--from", "unified", "--to", "llamafactory", "--input",
+                          tmp_path / name, "--output", data / name, *extra)
+
+    assert export("ss.mobile").returncode == 0
+    info = (data / "dataset_info.json").read_text()
+    assert json.loads(info)["ss"]["file_name"] == "ss.mobile/ss.jsonl"
+    for extra in ((), ("--overwrite",)):
+        assert_one_error_line(export("ss.web", *extra), "already has a dataset 'ss'", "ss.mobile/ss.jsonl",
+                              "ss.web/ss.jsonl", "choose another --name")
+    assert (data / "dataset_info.json").read_text() == info and not (data / "ss.web" / "ss.jsonl").exists()
+    assert export("ss.mobile", "--overwrite").returncode == 0  # the same dataset again: its own entry
+    assert export("ss.web", "--name", "ss_web").returncode == 0
+    assert set(json.loads((data / "dataset_info.json").read_text())) == {"ss", "ss_web"}
+
+
+# ------------------------------------------------------------------ item 9: a selection is never repeated nor empty
+
+
+def test_world_export_refuses_a_repeated_or_empty_selection(tmp_path):
+    out = tmp_path / "x.parquet"
+    for args, needle in ((("--levels", "low,low"), "--levels 'low,low' names 'low' more than once"),
+                         (("--levels", ","), "--levels ',' selects nothing"),
+                         (("--families", ","), "--families ',' selects nothing"),
+                         (("--families", ""), "--families '' selects nothing"),
+                         (("--families", "calculator, calculator"), "names 'calculator' more than once"),
+                         (("--levels", "low,medium"), "unknown level(s) 'medium'")):
+        assert_one_error_line(in_process("world", "export", "--split", "test", *args, "--output", out), needle)
+        assert not out.exists()
+    r = in_process("world", "export", "--split", "test", "--families", "calculator", "--n", "1", "--levels", "low",
+                   "--output", out)
+    assert r.returncode == 0 and out.exists()
