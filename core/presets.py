@@ -23,6 +23,11 @@ from core.geometry import (
     Frame,
     ImageGeometry,
 )
+from core.numbers import NumberError, checked_number
+
+#: Longest image side (pixels) ``eval --preset`` accepts in a row's ``image_size`` / ``resize.resized_size``: far
+#: beyond any screenshot, and small enough that every resize computation stays in the float range.
+MAX_IMAGE_SIDE = 1_000_000
 
 GUIR1_SCRIPTS = "icey-zhang/GUI-R1 @ 0ec02be guir1/inference/inference_vllm_*.py"
 #: GUI-R1's ScreenSpot script sets ``self.processor.max_pixels=2109744`` (inference_vllm_screenspot.py).
@@ -220,15 +225,18 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     if not isinstance(text, str):
         out["parse_error"] = "no raw model text ('pred') to re-parse"
         return out
-    if not (isinstance(size, (list, tuple)) and len(size) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in size)):
+    if not (isinstance(size, (list, tuple)) and len(size) == 2):
         out["parse_error"] = "image_size missing or not [W, H]"
         return out
-    width, height = int(size[0]), int(size[1])
+    try:
+        width, height = (int(checked_number(v, "image_size", above=0, maximum=MAX_IMAGE_SIDE)) for v in size)
+    except NumberError as e:
+        out["parse_error"] = str(e)
+        return out
     resize = row.get("resize") if isinstance(row.get("resize"), dict) else {}
     resized = resize.get("resized_size")
     if (isinstance(resized, (list, tuple)) and len(resized) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in resized)):
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE for v in resized)):
         geometry = ImageGeometry(width, height, int(resized[0]), int(resized[1]))
     else:
         try:
@@ -252,4 +260,4 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     return out
 
 
-__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "Generation", "PRESETS", "Preset", "get_preset", "reparse_row"]
+__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "Generation", "MAX_IMAGE_SIDE", "PRESETS", "Preset", "get_preset", "reparse_row"]

@@ -538,3 +538,78 @@ def test_eval_report_preset_rescores_a_folder(tmp_path):
     assert res.exit_code == 0, res.output
     result = json.loads((tmp_path / "rep" / "report.json").read_text())["results"]["screenspot"]
     assert result["counts"]["hits"] == 1 and result["data"]["preset"] == "uitars15"
+
+
+# ------------------------------------------------------------------------------------------------ hostile rows
+
+def _eval_rows(tmp_path, rows: list[str], preset: str, benchmark: str = "screenspot", *extra: str):
+    """``eval --preset`` on JSON lines written as given (so a row can hold what json.dumps cannot write)."""
+    pred = tmp_path / f"{benchmark}_test.json"
+    pred.write_text("".join(r + "\n" for r in rows))
+    out = tmp_path / "r.json"
+    res = runner.invoke(app, ["eval", "--predictions", str(pred), "--benchmark", benchmark, "--preset", preset,
+                              "--json", str(out), "--overwrite", *extra])
+    return res, (json.loads(out.read_text()) if res.exit_code == 0 else None)
+
+
+@pytest.mark.parametrize("size, reason", [
+    ("[1e308, 1e308]", "must be <= 1e+06"),
+    ("[Infinity, 500]", "must be a finite number"),
+    ("[1" + "0" * 400 + ", 500]", "beyond the float range"),
+    ("[true, 500]", "must be a number"),
+])
+def test_eval_preset_row_with_an_impossible_image_size_is_one_unparseable_row(size, reason, tmp_path):
+    """An image_size of 1e308, inf or a 400-digit integer is that row's parse error, never an OverflowError; the
+    other rows are scored (eval and eval-report)."""
+    good, bad = _rows("uground")[0], dict(_rows("uground")[0], id="huge")
+    bad.pop("image_size")
+    rows = [json.dumps(good), json.dumps(bad)[:-1] + f', "image_size": {size}}}']
+    res, data = _eval_rows(tmp_path, rows, "uground")
+    assert res.exit_code == 0, res.output
+    assert data["counts"]["hits"] == 1 and data["counts"]["n"] == 2 and data["unparseable"]["count"] == 1
+    assert "image_size" in res.output and reason in res.output
+    res = runner.invoke(app, ["eval-report", "--pred-dir", str(tmp_path), "--out", str(tmp_path / "rep"),
+                              "--no-plots", "--no-gallery", "--preset", "uground"])
+    assert res.exit_code == 0 and "Traceback" not in res.output, res.output
+    assert json.loads((tmp_path / "rep" / "report.json").read_text())["results"]["screenspot"]["counts"]["n"] == 2
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_eval_preset_on_navigation_follows_infers_rule(preset, tmp_path):
+    """eval --preset refuses a navigation benchmark exactly when infer --preset does (a grounding-only preset has
+    no navigation prompt, so its parser never read such answers): exit 2 and one line, in eval and eval-report."""
+    grounding_only = "navigation" not in get_preset(preset).templates
+    rows = [json.dumps(dict(_rows(preset)[0], gt_action="click", gt_bbox=[200.0, 150.0]))]
+    res, _ = _eval_rows(tmp_path, rows, preset, "androidcontrol_high")
+    assert res.exit_code == (2 if grounding_only else 0), res.output
+    assert ("no navigation prompt" in res.output) == grounding_only and "Traceback" not in res.output
+    res = runner.invoke(app, ["eval-report", "--pred-dir", str(tmp_path), "--out", str(tmp_path / "rep"),
+                              "--no-plots", "--no-gallery", "--preset", preset])
+    assert res.exit_code == (2 if grounding_only else 0), res.output
+
+
+@pytest.mark.parametrize("preset, pred, reason", [
+    ("uground", "(1e2, 0x1A)", "'0x1A' is not a decimal number"),
+    ("uitars", "Action: click(start_box='(1.2.3,4)')", "'1.2.3' is not a decimal number"),
+    ("os_atlas", "<|box_start|>(1e999,1),(2,3)<|box_end|>", "not finite")])
+def test_eval_preset_refuses_numbers_it_cannot_read_whole(preset, pred, reason, tmp_path):
+    """A number the preset's parser cannot read whole makes the row unparseable, named with the reason; before,
+    its pieces were read as extra numbers and scored as a box."""
+    res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows(preset)[0], pred=pred))], preset)
+    assert res.exit_code == 0, res.output
+    assert data["counts"]["hits"] == 0 and data["unparseable"]["count"] == 1 and reason in res.output
+
+
+def test_eval_preset_reads_exponents_thoughts_and_cut_boxes_where_the_model_meant(tmp_path):
+    """1e2 is one number; an OS-Atlas thought that starts with an action word is thought; a SeeClick box without
+    </box> is on its 0-1000 grid: each lands on the gold box (hit)."""
+    x, y = _in_frame("uground", (200, 150))
+    xo, yo = _in_frame("os_atlas", (200, 150))
+    cases = [
+        ("uground", f"({x / 100:.4f}e2, {round(y)})"),
+        ("os_atlas", f"thoughts:\nWAIT for the page.\nactions:\nCLICK <point>[[{round(xo)},{round(yo)}]]</point>"),
+        ("seeclick", "<box>(150,250),(250,350)"),  # centre (0.2, 0.3) of a 1000 x 500 screen: (200, 150)
+    ]
+    for preset, pred in cases:
+        res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows(preset)[0], pred=pred))], preset)
+        assert res.exit_code == 0 and data["counts"]["hits"] == 1, (preset, pred, res.output)
