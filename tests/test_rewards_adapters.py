@@ -234,3 +234,58 @@ def test_score_cli_gaussian_and_its_alpha(tmp_path):
         proc = run(*flags)
         assert proc.returncode == 2 and message in proc.stderr, (flags, proc.stderr)
         assert dst.read_bytes() == before  # nothing already written is lost
+
+
+# --------------------------------------------------------------------------------------------- finite rewards
+
+HUGE = {"accuracy_weight": 1e308, "format_weight": 1e308}
+
+
+@pytest.mark.parametrize("reward, options", [("r1gui", HUGE), ("gaussian", HUGE), ("r1gui_guir1", HUGE),
+                                             ("gui_agent", {"weights": {"type": 1e308, "format": 1e308}})])
+def test_weights_that_overflow_are_refused_before_any_sample(reward, options):
+    """Weights of 1e308 each pass the per-option check, but no overall could be finite: the reward refuses them
+    when a trainer builds it (verl's compute_score, trl) and on every call, naming the weights; never inf."""
+    from core.rewards.adapters import trl_reward_func, verl_compute_score
+    from core.rewards.registry import RewardOptionError, score
+
+    with pytest.raises(RewardOptionError, match="add up beyond the float range"):
+        verl_compute_score("gui", HIT, GT, {"frame": "resized"}, reward=reward, **options)
+    with pytest.raises(RewardOptionError, match="add up beyond the float range"):
+        trl_reward_func(reward, **options)
+    with pytest.raises(RewardOptionError, match="add up beyond the float range"):
+        score(reward, HIT, GT, None, **options)
+    big = {k: ({p: 1e307 for p in v} if isinstance(v, dict) else 1e307) for k, v in options.items()}
+    assert math.isfinite(score(reward, HIT, GT, {"frame": "resized"}, **big)["overall"])  # large but finite
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+def test_a_reward_part_that_is_not_finite_fails_the_sample_with_its_reason(bad, monkeypatch):
+    """Every number a reward returns passes core.numbers: inf or nan is a RewardValueError naming the part, in
+    every trainer's call (verl's compute_score here) and in gui-agent score's per-row reasons."""
+    from dataclasses import replace
+
+    from core.rewards import registry
+    from core.rewards.adapters import verl_compute_score
+    from core.rewards.scoring import score_row
+
+    registry.reward_options("r1gui")  # cached from the real reward's signature
+    stub = replace(registry.REWARDS["r1gui"], fn=lambda *a, **k: {"format": 1.0, "overall": bad})
+    monkeypatch.setitem(registry.REWARDS, "r1gui", stub)
+    with pytest.raises(registry.RewardValueError, match="reward 'r1gui': part 'overall' must be a finite number"):
+        verl_compute_score("gui", HIT, GT)
+    with pytest.raises(ValueError, match="part 'overall' must be a finite number"):
+        score_row({"completion": HIT, "ground_truth": GT}, "r1gui", {})
+
+
+def test_score_cli_refuses_weights_that_overflow(tmp_path):
+    """gui-agent score --accuracy-weight 1e308 --format-weight 1e308: one error line, exit 2, nothing written
+    (it used to write "reward/overall": Infinity)."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"completion": HIT, "ground_truth": GT}) + "\n")
+    dst = tmp_path / "scored.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "core", "score", "--input", str(src), "--output", str(dst),
+                           "--accuracy-weight", "1e308", "--format-weight", "1e308"], check=False,
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and "add up beyond the float range" in proc.stderr, proc.stderr
+    assert not dst.exists() and "Infinity" not in proc.stdout + proc.stderr

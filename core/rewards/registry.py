@@ -16,6 +16,7 @@ the adapters call it once more when a trainer builds the reward, so a typo fails
 from __future__ import annotations
 
 import inspect
+import math
 from functools import cache
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ class RewardSpec:
     def __call__(self, completion: str, ground_truth: Any, extra_info: Mapping | None = None,
                  **options: Any) -> dict[str, float]:
         extra = None if extra_info is None else load_json_object(extra_info, "extra_info")  # named error if no object
-        return self.fn(completion, ground_truth, extra, **check_options(self.name, {**self.defaults, **options}))
+        parts = self.fn(completion, ground_truth, extra, **check_options(self.name, {**self.defaults, **options}))
+        return finite_parts(self.name, parts)
 
     def value(self, completion: str, ground_truth: Any, extra_info: Mapping | None = None, **options: Any) -> float:
         return self(completion, ground_truth, extra_info, **options)[self.value_key]
@@ -101,6 +103,26 @@ def get_reward(name: str) -> RewardSpec:
         return REWARDS[name]
     except KeyError:
         raise KeyError(f"unknown reward {name!r}; known: {reward_names()}") from None
+
+
+class RewardValueError(ValueError):
+    """A reward part that came out as no finite number (weights whose products or sum overflow the float range);
+    the sample fails with this reason instead of giving a trainer ``inf`` or ``nan``."""
+
+    def __init__(self, reward: str, part: str, reason: str):
+        super().__init__(f"reward {reward!r}: part {part!r} {reason}")
+        self.reward, self.part, self.reason = reward, part, reason
+
+
+def finite_parts(reward: str, parts: Mapping[str, Any]) -> dict[str, float]:
+    """``parts`` when every one is a finite number (:func:`core.numbers.checked_number`), else
+    :class:`RewardValueError` naming the first that is not. Every reward's result passes here."""
+    for part, value in parts.items():
+        try:
+            checked_number(value, part)
+        except NumberError as e:
+            raise RewardValueError(reward, part, f"{e.reason} (check the reward's weights)") from None
+    return dict(parts)
 
 
 class RewardOptionError(ValueError):
@@ -183,7 +205,32 @@ def check_options(reward: str, options: Mapping[str, Any]) -> dict[str, Any]:
             raise RewardOptionError(reward, name, e.reason if e.name == name else str(e)) from None
         except ValueError as e:
             raise RewardOptionError(reward, name, str(e)) from None
+    _check_weight_total(reward, out)
     return out
+
+
+#: Options whose values weigh the parts of ``overall`` (``weights`` is a mapping of them).
+_WEIGHT_OPTIONS = ("accuracy_weight", "format_weight", "weights")
+
+
+@cache
+def _weight_defaults(reward: str) -> dict[str, Any]:
+    """The weight options ``reward`` takes, with their defaults."""
+    params = inspect.signature(get_reward(reward).fn).parameters
+    return {n: params[n].default for n in _WEIGHT_OPTIONS if n in params}
+
+
+def _check_weight_total(reward: str, options: Mapping[str, Any]) -> None:
+    """The weights of ``reward`` (given or default) add up to a finite number, so no ``overall`` can overflow;
+    :class:`RewardOptionError` naming the weights otherwise."""
+    total = 0.0
+    for name, default in _weight_defaults(reward).items():
+        value = options.get(name, default)
+        total += sum((value or {}).values()) if name == "weights" else float(value)
+    if not math.isfinite(total):
+        given = [n for n in _WEIGHT_OPTIONS if n in options]
+        raise RewardOptionError(reward, given[0] if given else "weights",
+                                "the weights add up beyond the float range; every overall would be inf")
 
 
 def score(name: str, completion: str, ground_truth: Any, extra_info: Mapping | None = None,
@@ -203,5 +250,6 @@ def score_batch(name: str, completions: Sequence[str], ground_truths: Sequence[A
     return [spec(c, g, e, **options) for c, g, e in zip(completions, ground_truths, extras, strict=False)]
 
 
-__all__ = ["OPTION_RULES", "REWARDS", "RewardOptionError", "RewardSpec", "check_options", "get_reward",
+__all__ = ["OPTION_RULES", "REWARDS", "RewardOptionError", "RewardSpec", "RewardValueError", "check_options",
+           "finite_parts", "get_reward",
            "reward_options", "reward_names", "score", "score_batch"]
