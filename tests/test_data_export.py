@@ -384,7 +384,7 @@ def test_interrupted_export_resumes_without_redoing_work(tmp_path, monkeypatch, 
     monkeypatch.setattr(export_sinks, "CHECKPOINT_ROWS", 2)
     monkeypatch.setattr(export_sinks, "PART_BYTES", 1)  # close a parquet part after every row
     steps = grounding_steps + episode_steps  # 9 steps
-    clean, _ = _export(target, steps, tmp_path / "clean", workers=2)
+    clean, _ = _export(target, steps, tmp_path / "ref" / "clean", workers=2)  # its own dataset_info.json
     out = tmp_path / "resumed"
     with pytest.raises(_Killed):
         _export(target, _dying(steps, 7), out, workers=2)

@@ -146,8 +146,9 @@ def register(app: typer.Typer) -> None:
         compare: Path | None = typer.Option(None, "--compare", help="A previous --json/report.json to compare."),
         name: str | None = typer.Option(None, "--name", help="Run name in tables [default: the --json file's name, "
                                         "else the first prediction file's, else its folder's]."),
-        overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing --json, --markdown, "
-                                                                  "--gallery and --plots files."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing --json and --markdown "
+                                        "files, and the --gallery and --plots files an earlier eval wrote (only "
+                                        "those)."),
         preset: str | None = typer.Option(None, "--preset", help=(
             "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
             "aguvis): re-parse every row's raw 'pred' with its parser and coordinate frame, whatever the pred_* "
@@ -200,7 +201,8 @@ def register(app: typer.Typer) -> None:
         max_failures: int = typer.Option(100, "--max-failures"),
         benchmark: str | None = typer.Option(None, "--benchmark", help="Score the .json/.jsonl files not named like "
                                              "a benchmark's predictions (e.g. pred.jsonl) as this benchmark."),
-        overwrite: bool = typer.Option(False, "--overwrite", help="Replace the report of an earlier run in --out."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace the files an earlier eval-report wrote "
+                                       "in --out (only those)."),
         preset: str | None = typer.Option(None, "--preset", help="Model preset: re-parse every row's raw 'pred' "
                                           "with its parser and frame (see gui-agent eval --preset)."),
     ) -> None:

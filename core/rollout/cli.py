@@ -83,8 +83,9 @@ def rollout(
     api_key: Annotated[str | None, typer.Option(envvar="GUI_AGENT_API_KEY", help="openai: bearer token.")] = None,
     overwrite: Annotated[bool, typer.Option(help=(
         "Start an existing --output run over (needed when an option that changes its episodes differs: env, "
-        "policy, model, template, level, steps, seed, resize, screenshots, generation settings); also replaces "
-        "an existing --json."))] = False,
+        "policy, model, template, level, steps, seed, resize, screenshots, generation settings): removes the "
+        "episodes and the summary and gallery files rollout wrote there (its .rollout.files.json), no other file; "
+        "also replaces an existing --json."))] = False,
 ) -> None:
     """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success.
     An env that cannot start here, or a run whose every episode failed for one reason, is an error (exit 2)."""
