@@ -555,3 +555,22 @@ def test_exporter_stops_on_an_image_it_cannot_decode_unless_skip_missing(tmp_pat
     assert_one_error_line(data_cli(*convert), "record s:0: field 'image'", "cannot decode image")
     r = data_cli(*convert, "--skip-missing")
     assert r.returncode == 0 and "read 1, written 0, skipped 1" in r.stdout, r.stderr
+
+
+# ------------------------------------------------------- round 4: a text field of the wrong type
+
+
+@pytest.mark.parametrize("value", [["open", "settings"], {"text": "open"}, 7, 2.5, True, False])
+def test_screenspot_instruction_of_the_wrong_type_is_refused_like_a_group(tmp_path, value):
+    """A ScreenSpot instruction that is a list, object, number or boolean is a row error naming 'instruction' (as a
+    list 'group' is), never written as its Python repr ("['open', 'settings']", "True") with exit 0."""
+    images = DATA / "screenspot" / "images"
+    rec = next(r for r in map(json.loads, SCREENSPOT_V1.read_text().splitlines()) if (images / r["image"]).exists())
+    for field, refused in (("group", ["web"]), ("instruction", value)):
+        (tmp_path / "s.jsonl").write_text(json.dumps(rec | {field: refused}) + "\n")
+        err = one_error("screenspot", tmp_path / "s.jsonl", images_dir=images)
+        assert err.field == field and "valid string" in err.reason, err
+    r = data_cli("convert", "--from", "screenspot", "--to", "unified", "--input", tmp_path / "s.jsonl", "--images",
+                 images, "--output", tmp_path / "out")
+    assert_one_error_line(r, "record s:0: field 'instruction'", "valid string")
+    assert not list((tmp_path / "out").glob("**/*.parquet"))

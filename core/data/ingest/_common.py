@@ -180,6 +180,13 @@ def make_action(record: str, field: str, **fields: Any) -> Action:
         raise StepValidationError(record, field, msg) from None
 
 
+def text_field(value: Any) -> Any:
+    """A record's text field (an instruction) as :meth:`Step.build` gets it: absent (None) is "" (Step: "is empty");
+    anything else as it is, so Step refuses a list, object, number or boolean by the field's name (as it refuses a
+    wrongly typed ``group``) instead of the reader writing its Python repr."""
+    return "" if value is None else value
+
+
 def number(record: str, field: str, value: Any) -> float:
     """``value`` as a finite float (:func:`core.numbers.checked_number`), or an error naming the record and field."""
     try:

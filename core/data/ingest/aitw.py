@@ -30,6 +30,7 @@ from core.data.ingest._common import (
     load_image,
     make_action,
     numbers,
+    text_field,
 )
 from core.data.summary import ConversionSummary
 from core.geometry import Frame, ImageGeometry
@@ -99,7 +100,7 @@ def _episode_steps(path: Path, data: list[dict[str, Any]], *, images_dir: Path |
             action = aitw_action(step, record, size)
             yield Step.build(
                 record, id=record, image=image, image_size=size,
-                instruction=str(step.get("instruction") or ""), history=tuple(history),
+                instruction=text_field(step.get("instruction")), history=tuple(history),
                 task_type="high", action=action, source="aitw", group="mobile",
                 extra={k: step[k] for k in ("episode_id", "step_id", "episode_length", "coat_action_desc",
                                             "result_touch_yx", "result_lift_yx", "image_path") if k in step},

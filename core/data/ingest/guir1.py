@@ -31,6 +31,7 @@ from core.data.ingest._common import (
     make_action,
     note,
     numbers,
+    text_field,
 )
 from core.data.summary import ConversionSummary
 from core.data.unified import iter_parquet_batches
@@ -158,7 +159,7 @@ def row_to_step(row: dict[str, Any], *, record: str, image: bytes, size: tuple[i
     return Step.build(
         record,
         id=record, image=image, image_size=size,
-        instruction=str(row.get("instruction") or ""),
+        instruction=text_field(row.get("instruction")),
         history_text=None if history is None else str(history),
         task_type=str(row.get("task_type") or "low").strip().lower(),
         action=action, bbox=bbox, source="guir1",

@@ -22,6 +22,7 @@ from core.data.ingest._common import (
     load_image,
     make_action,
     numbers,
+    text_field,
 )
 from core.data.summary import ConversionSummary
 from core.geometry import box_center, xywh_to_xyxy
@@ -53,7 +54,7 @@ def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None,
                              declared_size=declared)
     return Step.build(
         record, id=record, image=image, image_size=size,
-        instruction=str(rec.get("instruction") or ""), task_type="grounding",
+        instruction=text_field(rec.get("instruction")), task_type="grounding",
         action=make_action(record, "bbox", type="click", point=box_center(bbox)),
         bbox=bbox, source="screenspot",
         group=rec.get("group") or rec.get("platform") or platform_of_file(split),
