@@ -14,8 +14,9 @@ recipe's ``min_pixels``/``max_pixels`` (the bounds the export used, so exported 
 (names from ``REWARD_FUNCS``), scored by :mod:`core.rewards` against the dataset's ``ground_truth`` column; their
 knobs come from ``$GUI_REWARD_OPTIONS`` (checked when the rewards load, before any model or data). A reward may also
 be any trl reward function loaded by path, ``path/to/file.py:function`` (as EasyR1 loads ``compute_score``).
-``--reward_shuffle true`` makes the run a shuffled-reward control: every batch's real reward values are permuted
-among its completions (seeded by ``--seed``).
+A reward file that does not import (a syntax error, an exception) is one ``error:`` line naming it, before the model
+loads; an ``async`` reward stays ``async``. ``--reward_shuffle true`` makes the run a shuffled-reward control: every
+batch's real reward values are permuted among its completions (seeded by ``--seed``), sync or async rewards alike.
 
 Bad input (an unknown recipe key, a value of the wrong type, a ``GRPOConfig`` check, a bad reward option, a missing
 dataset) stops with one ``error:`` line naming the key, flag or path, exit status 2.
@@ -79,7 +80,14 @@ def _reward_by_path(ref: str):
     path, _, name = ref.rpartition(":")
     if not Path(path).is_file():
         raise ScriptError(f"--reward_funcs {ref}: no file {path}")
-    func = getattr(_load_module(Path(path), f"reward_file_{Path(path).stem}"), name, None)
+    try:
+        module = _load_module(Path(path), f"reward_file_{Path(path).stem}")
+    except SyntaxError as e:  # the file's own line, not this script's traceback
+        raise ScriptError(f"--reward_funcs {ref}: {path}, line {e.lineno}: {e.msg}") from None
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - whatever the file raises on import: one line
+        raise ScriptError(f"--reward_funcs {ref}: importing {path} raised {type(e).__name__}: "
+                          f"{' '.join(str(e).split())[:200]}") from None
+    func = getattr(module, name, None)
     if not callable(func):
         raise ScriptError(f"--reward_funcs {ref}: {path} has no function {name!r}")
     return func

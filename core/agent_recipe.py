@@ -20,6 +20,7 @@ both build their conversations from them.
 from __future__ import annotations
 
 import json
+import reprlib
 import shlex
 import sys
 
@@ -199,6 +200,19 @@ def tool_call_text(arguments: Mapping[str, Any]) -> str:
 
 # --------------------------------------------------------------------------------------------- the recipe
 
+#: At most this many characters of a recipe value are quoted in an error (a YAML alias bomb, a 10 MB string).
+QUOTE_LIMIT = 80
+_QUOTER = reprlib.Repr()  # keyword arguments only from Python 3.12
+_QUOTER.maxlevel, _QUOTER.maxlist, _QUOTER.maxdict = 2, 4, 4
+_QUOTER.maxstring = _QUOTER.maxother = QUOTE_LIMIT
+
+
+def quoted(value: Any) -> str:
+    """``value``'s repr as an error quotes it: bounded in depth, items and characters (reprlib: linear in what it
+    shows, whatever a shared YAML structure expands to)."""
+    text = _QUOTER.repr(value)
+    return text if len(text) <= 2 * QUOTE_LIMIT else text[:2 * QUOTE_LIMIT] + "..."
+
 
 class AgentRecipeError(ValueError):
     """A bad recipe file or value; the message names the file and the key."""
@@ -223,14 +237,12 @@ class AgentRecipe:
         def bad(key: str, why: str) -> AgentRecipeError:
             return AgentRecipeError(f"{self.source}: {key}: {why}")
 
-        if self.grid not in GRIDS:
-            raise bad("grid", f"must be one of {', '.join(GRIDS)}, got {self.grid!r}")
-        if self.on_invalid not in ON_INVALID:
-            raise bad("on_invalid", f"must be one of {', '.join(ON_INVALID)}, got {self.on_invalid!r}")
-        if self.aggregation not in AGGREGATIONS:
-            raise bad("aggregation", f"must be one of {', '.join(AGGREGATIONS)}, got {self.aggregation!r}")
+        for key, choices in (("grid", GRIDS), ("on_invalid", ON_INVALID), ("aggregation", AGGREGATIONS)):
+            value = getattr(self, key)  # a list or a mapping is no choice (and unhashable): named, never a TypeError
+            if not isinstance(value, str) or value not in choices:
+                raise bad(key, f"must be one of {', '.join(choices)}, got {quoted(value)}")
         if not isinstance(self.env, str) or not self.env:
-            raise bad("env", f"must be an env name (sim-phone, miniwob), got {self.env!r}")
+            raise bad("env", f"must be an env name (sim-phone, miniwob), got {quoted(self.env)}")
         numbers = {"max_turns": {"minimum": 1, "integer": True}, "max_screenshots": {"minimum": 1, "integer": True},
                    "max_screenshot_pixels": {"minimum": 0, "integer": True}, "completion_bonus": {"minimum": 0}}
         for name, rule in numbers.items():  # frozen: set through object.__setattr__
@@ -242,9 +254,9 @@ class AgentRecipe:
             raise bad("prompt", f"must be text, got {type(self.prompt).__name__}")
         try:
             self.prompt.format(instruction="x", width=1, height=1)
-        except (KeyError, IndexError, ValueError, AttributeError) as e:
-            raise bad("prompt", f"only {{{'}, {'.join(PROMPT_FIELDS)}}} can be filled in ({type(e).__name__}: "
-                                f"{e})") from None
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as e:  # {width[0]}: a TypeError
+            raise bad("prompt", f"only {{{'}, {'.join(PROMPT_FIELDS)}}} can be filled in, as they are ("
+                                f"{type(e).__name__}: {quoted(str(e))})") from None
         if "{instruction}" not in self.prompt:
             raise bad("prompt", "must contain {instruction} (the task)")
 
@@ -262,9 +274,10 @@ class AgentRecipe:
         keys: an error naming them."""
         values = dict(values or {})
         size = [values.pop(k) for k in SCREEN_KEYS if k in values]
-        unknown = sorted(set(values) - set(cls.keys()))
+        unknown = sorted(set(values) - set(cls.keys()), key=str)  # keys of any YAML type (1, null) sort too
         if unknown:
-            raise AgentRecipeError(f"{source}: unknown key(s) {unknown}; known: {sorted({*cls.keys(), *SCREEN_KEYS})}")
+            raise AgentRecipeError(f"{source}: unknown key(s) {quoted(unknown)}; known: "
+                                   f"{sorted({*cls.keys(), *SCREEN_KEYS})}")
         if size:
             named = {(n, n): name for name, n in GRIDS.items() if n is not None}
             try:
@@ -273,12 +286,12 @@ class AgentRecipe:
                 grid = None
             if grid is None:
                 raise AgentRecipeError(
-                    f"{source}: screen_width/screen_height {size}: the coordinate space is set by grid (grid999 = "
+                    f"{source}: screen_width/screen_height {quoted(size)}: the coordinate space is set by grid (grid999 = "
                     f"999 x 999, the recipe's; grid1000 = 1000 x 1000; pixels = screen pixels); give both as 999 "
                     f"or 1000, or set grid")
             if values.setdefault("grid", grid) != grid:
-                raise AgentRecipeError(f"{source}: screen_width/screen_height {size} mean grid {grid!r} but grid "
-                                       f"is {values['grid']!r}: set one of them")
+                raise AgentRecipeError(f"{source}: screen_width/screen_height {quoted(size)} mean grid {grid!r} but "
+                                       f"grid is {quoted(values['grid'])}: set one of them")
         return replace(base or cls(), source=source, **values)
 
     @classmethod

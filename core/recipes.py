@@ -25,6 +25,35 @@ class RecipeError(ValueError):
     """A recipe file is missing, unreadable or lacks a value; the message names the file and the key."""
 
 
+#: Values (YAML nodes) a recipe may expand to through its aliases: a real recipe has a few hundred, the same
+#: nodes reached through ``&anchor`` / ``*alias`` included; a "billion laughs" file expands to billions, and
+#: anything that walks or prints it (an error message quoting it) would take minutes and gigabytes.
+MAX_RECIPE_NODES = 100_000
+
+
+def _expanded_nodes(root: Any) -> int:
+    """How many nodes the YAML node graph ``root`` expands to when every alias is written out (capped just above
+    :data:`MAX_RECIPE_NODES`; an alias inside its own anchor counts as too many). Linear in the distinct nodes."""
+    import yaml
+
+    cap = MAX_RECIPE_NODES + 1
+    sizes: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        if id(node) in sizes:
+            return sizes[id(node)]
+        sizes[id(node)] = cap  # while it is being counted: reaching it again is a cycle
+        children = node.value if isinstance(node, yaml.SequenceNode) else \
+            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else []
+        total = 1
+        for child in children:
+            total = min(cap, total + size(child))
+        sizes[id(node)] = total
+        return total
+
+    return size(root)
+
+
 def load_recipe(path: str | Path) -> dict[str, Any]:
     """The recipe at ``path`` as a dict (YAML mapping)."""
     try:
@@ -34,7 +63,17 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise RecipeError(f"{path}: recipe file not found")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    loader = yaml.SafeLoader(path.read_text(encoding="utf-8"))
+    try:
+        node = loader.get_single_node()  # the node graph: an alias is the anchored node again, not a copy
+        if node is not None and _expanded_nodes(node) > MAX_RECIPE_NODES:
+            raise RecipeError(f"{path}: its YAML aliases expand to more than {MAX_RECIPE_NODES:,} values (an alias "
+                              f"bomb, or an alias inside itself); write the values out")
+        data = loader.construct_document(node) if node is not None else None
+    except RecursionError:
+        raise RecipeError(f"{path}: YAML nested too deeply") from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise RecipeError(f"{path}: a recipe is a YAML mapping")
     return data

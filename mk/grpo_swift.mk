@@ -20,6 +20,6 @@ grpo-swift: $(VENVS)/rl/.ready
 	$(call grpo_preflight,grpo-swift,$(SWIFT_GRPO_DATA),-f,swift,SWIFT_GRPO_DATA,$(SWIFT_GRPO_RECIPE),SWIFT_GRPO_RECIPE,swift)
 	TENSORBOARD_LOGGING_DIR=$(call q,$(LOG_ROOT)/$(call run_name,$(SWIFT_GRPO_RECIPE))) \
 	RECIPE=$(call q,$(SWIFT_GRPO_RECIPE)) MODEL=$(call q,$(MODEL)) DATASET=$(call q,$(SWIFT_GRPO_DATA)) \
-		TEMPLATE=$(call q,$(SWIFT_GRPO_TEMPLATE)) OUTPUT_DIR=$(call q,$(SWIFT_GRPO_OUTPUT)) SWIFT=$(RL)/swift \
-		bash ms-swift/examples/grpo.sh $(call qwords,$(SWIFT_HUB_ARGS) $(SWIFT_LOG_ARGS) \
+		TEMPLATE=$(call q,$(SWIFT_GRPO_TEMPLATE)) OUTPUT_DIR=$(call q,$(SWIFT_GRPO_OUTPUT)) \
+		SWIFT=$(RL)/swift bash ms-swift/examples/grpo.sh $(call qwords,$(SWIFT_HUB_ARGS) $(SWIFT_LOG_ARGS) \
 		$(if $(HAS_CUDA),$(SWIFT_GRPO_GPU_ARGS),$(SWIFT_CPU_ARGS)) $(ARGS))

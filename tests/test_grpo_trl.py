@@ -392,3 +392,61 @@ def test_grpo_moves_the_mean_reward_the_way_the_reward_says(token_reward_runs, s
     assert len(means) == CHECK_STEPS and logs[0]["frac_reward_zero_std"] == 0.0  # the first group already disagrees
     best, later = (1.0 if sign > 0 else 0.0), sum(means[1:]) / len(means[1:])
     assert abs(best - later) <= (1 - CHECK_GAIN) * abs(best - means[0]), means
+
+
+@pytest.mark.parametrize("source, message", [
+    ("def f(:\n", "line 1: invalid syntax"),
+    ("raise RuntimeError('no GPU here')\n", "raised RuntimeError: no GPU here"),
+    ("import sys\nsys.exit(3)\n", "raised SystemExit: 3"),
+], ids=["syntax error", "raises", "exits"])
+def test_a_reward_file_that_does_not_import_is_one_error_line(tmp_path, source, message):
+    """Round 4, item 17: the script's promise (one ``error:`` line, exit 2) holds for the reward file's own errors,
+    before any model or data loads."""
+    pytest.importorskip("trl")
+    (tmp_path / "my_reward.py").write_text(source)
+    env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--reward_funcs", f"{tmp_path / 'my_reward.py'}:f",
+                           "--model_name_or_path", "x", "--dataset", str(tmp_path / "none.hf"), "--output_dir",
+                           str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=600)
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert proc.returncode == 2 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert errors[0].startswith(f"error: --reward_funcs {tmp_path / 'my_reward.py'}:f: ") and message in errors[0]
+
+
+ASYNC_REWARD = '''
+import asyncio
+
+
+async def length_reward(completions, **kwargs):
+    await asyncio.sleep(0)
+    return [float(len(str(c))) for c in completions]
+'''
+
+
+def test_reward_shuffle_keeps_an_async_reward_async_and_trains(grpo, export, tmp_path):
+    """Round 4, item 10: ``--reward_shuffle true`` with an async reward loaded by path: the wrapper is async too
+    (trl awaits it), permutes the awaited values, and one GRPO step runs through the command."""
+    import asyncio
+    import inspect
+
+    from core.testing import tiny_qwen25vl_path
+
+    reward = tmp_path / "async_reward.py"
+    reward.write_text(ASYNC_REWARD)
+    script, _ = grpo.parse(["--model_name_or_path", "x", "--dataset", "d", "--output_dir", str(tmp_path / "o"),
+                            "--reward_funcs", f"{reward}:length_reward", "--reward_shuffle", "true"])
+    (wrapped,) = grpo.reward_functions(script, seed=0)
+    assert inspect.iscoroutinefunction(wrapped) and wrapped.__name__ == "length_reward"
+    values = asyncio.run(wrapped(completions=["a", "bb", "ccc", "dddd", "eeeee"]))
+    assert sorted(values) == [1.0, 2.0, 3.0, 4.0, 5.0] and values != sorted(values)
+    cmd = [sys.executable, str(SCRIPT), "--model_name_or_path", str(tiny_qwen25vl_path()), "--dataset", str(export),
+           "--output_dir", str(tmp_path / "out"), "--reward_funcs", f"{reward}:length_reward", "--reward_shuffle",
+           "true", "--max_steps", "1", "--num_generations", "2", "--per_device_train_batch_size", "2",
+           "--gradient_accumulation_steps", "1", "--steps_per_generation", "1", "--max_completion_length", "4",
+           "--min_pixels", "3136", "--max_pixels", "3136", "--bf16", "false", "--use_cpu", "true", "--use_vllm",
+           "false", "--gradient_checkpointing", "false", "--save_strategy", "no", "--report_to", "none",
+           "--dataloader_num_workers", "0"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]

@@ -140,8 +140,8 @@ def test_make_grpo_verl_runs_the_models_recipe_with_the_logger_switch():
     ("qwen2_5_vl_3b_gui_grpo.sh", ["recipes/qwen2_5_vl_3b/grpo/"]),
     ("baselines/qwen2_5_vl_7b_gui.sh", ["recipes/qwen2_5_vl_7b/grpo/", "trainer.experiment_name=qwen2_5_vl_7b_guir1 ",
                                         "actor_rollout_ref.rollout.tensor_model_parallel_size=1"]),
-    ("reward_variants.sh gated-format", ["reward_kwargs=\\{reward:\\ r1gui\\,\\ mode:\\ guir1\\,\\ gate_format:\\ true\\}"]),
-    ("reward_variants.sh gaussian", ["reward_kwargs=\\{reward:\\ gaussian\\,\\ alpha:\\ 0.5\\}",
+    ("reward_variants.sh gated-format", ["reward_kwargs={reward:r1gui,mode:guir1,gate_format:true}"]),
+    ("reward_variants.sh gaussian", ["reward_kwargs={reward:gaussian,alpha:0.5}",
                                      "trainer.experiment_name=qwen2_5_vl_3b_guir1_reward_gaussian"]),
 ])
 def test_guir1_example_scripts_run_make_grpo_verl(script, expected):

@@ -8,7 +8,8 @@ What it does, in the order verl 0.9.1's own entry point does it (``verl/trainer/
 
 1. composes the config with hydra (verl's ``ppo_trainer``, or the recipe file given by ``--config-path`` /
    ``--config-name``, plus the overrides) and runs verl's ``validate_config`` with its own
-   ``need_reference_policy`` / ``need_critic``; resolves interpolations;
+   ``need_reference_policy`` / ``need_critic``; resolves interpolations; checks the numbers that decide the run
+   (:data:`NUMBERS`: finite and in range through ``core.numbers``, the key named: ``lr=nan``, ``rollout.n=0``);
 2. builds the tokenizer and processor from ``actor_rollout_ref.model`` through verl's ``HFModelConfig``;
 3. loads ``data.train_files`` and ``data.val_files`` through verl's ``create_rl_dataset`` (``RLHFDataset``) and
    reads the first row of each (prompt tokens, images);
@@ -85,6 +86,48 @@ def compose(argv: list[str]):
     except (HydraException, OmegaConfBaseException, ValueError, AssertionError) as e:
         raise DryRunError(f"config: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     return cfg
+
+
+#: The numbers of a launch that decide the run, checked by :func:`core.numbers.checked_number` (finite, in range;
+#: the error names the key): ``key -> bounds``. A key the config does not hold (or holds as null) is skipped.
+NUMBERS: dict[str, dict[str, Any]] = {
+    "actor_rollout_ref.actor.optim.lr": {"above": 0},
+    "actor_rollout_ref.actor.kl_loss_coef": {"minimum": 0},
+    "actor_rollout_ref.actor.entropy_coeff": {"minimum": 0},
+    "actor_rollout_ref.actor.clip_ratio": {"above": 0},
+    "actor_rollout_ref.actor.ppo_mini_batch_size": {"minimum": 1, "integer": True},
+    "actor_rollout_ref.actor.ppo_epochs": {"minimum": 1, "integer": True},
+    "actor_rollout_ref.rollout.n": {"minimum": 1, "integer": True},
+    "actor_rollout_ref.rollout.temperature": {"minimum": 0},
+    "actor_rollout_ref.rollout.top_p": {"above": 0, "maximum": 1},
+    "actor_rollout_ref.rollout.gpu_memory_utilization": {"above": 0, "maximum": 1},
+    "algorithm.gamma": {"minimum": 0, "maximum": 1},
+    "algorithm.lam": {"minimum": 0, "maximum": 1},
+    "algorithm.kl_ctrl.kl_coef": {"minimum": 0},
+    "data.train_batch_size": {"minimum": 1, "integer": True},
+    "data.max_prompt_length": {"minimum": 1, "integer": True},
+    "data.max_response_length": {"minimum": 1, "integer": True},
+    "trainer.total_epochs": {"minimum": 1, "integer": True},
+    "trainer.n_gpus_per_node": {"minimum": 0, "integer": True},
+    "trainer.nnodes": {"minimum": 1, "integer": True},
+}
+
+
+def check_numbers(cfg) -> None:
+    """Every :data:`NUMBERS` key the config holds is a finite number in its range (``lr=nan``, ``kl_loss_coef=inf``
+    and ``rollout.n=0`` stop here, naming the key); DryRunError otherwise."""
+    from omegaconf import OmegaConf
+
+    from core.numbers import NumberError, checked_number
+
+    for key, bounds in NUMBERS.items():
+        value = OmegaConf.select(cfg, key, default=None)
+        if value is None:
+            continue
+        try:
+            checked_number(value, key, **bounds)
+        except NumberError as e:
+            raise DryRunError(f"config: {e}") from None
 
 
 def load_model_io(cfg) -> tuple[Any, Any]:
@@ -192,6 +235,7 @@ def trainer_line(cfg) -> str:
 def dry_run(argv: list[str]) -> dict[str, Any]:
     """Every check above; the printed values."""
     cfg = compose(argv)
+    check_numbers(cfg)
     engine = engine_line(cfg)  # the cheap checks first: a typo fails before the model and data load
     trainer = trainer_line(cfg)
     if "gui_agent" in cfg:

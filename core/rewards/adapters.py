@@ -20,6 +20,7 @@ which ms-swift and trl users can set without code; explicit options win.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import random
@@ -153,19 +154,33 @@ def shuffled_within_batch(reward_funcs: Sequence[Callable[..., list]], seed: int
     Batch ``k`` (the k-th call of each wrapper) is permuted with ``random.Random(f"{seed}:{k}")``, so every
     reward function of one batch gets the SAME permutation (the per-completion total is permuted as a whole)
     and a run is repeatable. trl calls each reward function once per generation batch, in order.
+
+
+    An ``async`` reward stays ``async`` (trl awaits the functions ``inspect.iscoroutinefunction`` names and calls
+    the others): its wrapper awaits it, then permutes.
     """
 
     def wrap(func: Callable[..., list]) -> Callable[..., list]:
         calls = 0
 
-        @functools.wraps(func)
-        def shuffled(*args: Any, **kwargs: Any) -> list:
+        def permuted(values: Any) -> list:
             nonlocal calls
-            values = list(func(*args, **kwargs))
+            values = list(values)
             order = list(range(len(values)))
             random.Random(f"{seed}:{calls}").shuffle(order)
             calls += 1
             return [values[i] for i in order]
+
+        if inspect.iscoroutinefunction(func):
+            @functools.wraps(func)
+            async def shuffled_async(*args: Any, **kwargs: Any) -> list:
+                return permuted(await func(*args, **kwargs))
+
+            return shuffled_async
+
+        @functools.wraps(func)
+        def shuffled(*args: Any, **kwargs: Any) -> list:
+            return permuted(func(*args, **kwargs))
 
         return shuffled
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from core.console import quoted
+
 if TYPE_CHECKING:
     from core.outputs import FolderFiles
 
@@ -41,7 +43,7 @@ def _tasks(split: str, n: int | None = None, families: str | None = None):
     from core.world import SPLIT_NAMES, list_tasks
 
     if split not in SPLIT_NAMES:
-        raise typer.BadParameter(f"unknown split {split!r}; known: {', '.join(SPLIT_NAMES)}", param_hint="'--split'")
+        raise typer.BadParameter(f"unknown split {quoted(split)}; known: {', '.join(SPLIT_NAMES)}", param_hint="'--split'")
     with user_errors():
         chosen = None if families is None else selection(families, "--families")
     try:
@@ -181,7 +183,7 @@ def export_cmd(split: str = _SPLIT,
 def _export_other_env(env: str, tasks: str, n: int | None, seed: int, output: Path, levels: list[str]) -> None:
     """``export --env miniwob``: MiniWoB++ gold episodes (``core.envs.miniwob_export``)."""
     if env != "miniwob":
-        raise typer.BadParameter(f"unknown env {env!r}; known: sim-phone, miniwob", param_hint="'--env'")
+        raise typer.BadParameter(f"unknown env {quoted(env)}; known: sim-phone, miniwob", param_hint="'--env'")
     from core.envs.miniwob import resolve_tasks
     from core.envs.miniwob_export import episodes, export
 
@@ -211,7 +213,10 @@ def parse_play_command(line: str, widgets: list[dict]):
         raise ValueError("empty command")
     cmd, args = words[0].lower(), words[1:]
     if cmd == "json":
-        value = json.loads(line.split(None, 1)[1] if len(words) > 1 else "")
+        try:
+            value = json.loads(line.split(None, 1)[1] if len(words) > 1 else "")
+        except RecursionError:  # [[[[... thousands deep: the decoder's own recursion
+            raise ValueError("json is nested too deeply; give one object of mobile_use arguments") from None
         if not isinstance(value, dict):
             raise ValueError("json needs an object of mobile_use arguments")
         return value
@@ -248,12 +253,22 @@ def play_cmd(task_id: str = typer.Argument(..., help="Task id, e.g. send_message
     from core.geometry import shown_coords
     from core.world import ENDING_ACTIONS, SimPhoneEnv, to_action
 
+    if screenshot.suffix.lower() != ".png" or screenshot.is_dir():
+        raise typer.BadParameter(f"{str(screenshot)!r}: needs a .png file path (it is rewritten every step)",
+                                 param_hint="'--screenshot'")
+    if not screenshot.parent.is_dir():
+        raise typer.BadParameter(f"{str(screenshot)!r}: no folder {str(screenshot.parent)!r}",
+                                 param_hint="'--screenshot'")
     task = _task(task_id)
     env = SimPhoneEnv()
     obs, info = env.reset(options={"task": task, "max_steps": max_steps})
     typer.echo(f"{task.id} on {task.screen} ({task.theme}): {task.instruction}\n{PLAY_HELP}")
     while True:
-        Image.fromarray(obs).save(screenshot)
+        try:
+            Image.fromarray(obs).save(screenshot, format="PNG")
+        except OSError as e:  # not writable, disk full: one line, exit 2
+            raise typer.BadParameter(f"{str(screenshot)!r}: cannot write it ({e.strerror or e})",
+                                     param_hint="'--screenshot'") from None
         typer.echo(f"[step {info['step']}] screen {'/'.join(env.phone.route)} -> {screenshot}; "
                    f"gold next: {info['step_instruction']}")
         try:

@@ -7,4 +7,7 @@
 set -euo pipefail
 MODEL_PATH=${MODEL_PATH:-Qwen/Qwen2.5-VL-3B-Instruct}  # replace it with your local file path
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
-exec make grpo-verl MODEL="$MODEL_PATH" GRPO_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml ARGS="$(printf "%q " "$@")"
+for a in "$@"; do  # make passes ARGS split at whitespace, each word as is (docs/reliability.md)
+    [[ "$a" != *[[:space:]]* ]] || { echo "$(basename "$0"): override '$a' holds a space; write it without (hydra: {a:1,b:2})" >&2; exit 2; }
+done
+exec make grpo-verl MODEL="$MODEL_PATH" GRPO_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml ARGS="$*"

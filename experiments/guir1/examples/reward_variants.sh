@@ -10,11 +10,11 @@ set -euo pipefail
 variant=${1:?usage: reward_variants.sh accuracy-only|gated-format|default|dense|gaussian [overrides]}
 shift
 case "$variant" in
-    accuracy-only) kw='{reward: r1gui, mode: guir1, format_weight: 0.0, accuracy_weight: 1.0}' ;;
-    gated-format)  kw='{reward: r1gui, mode: guir1, gate_format: true}' ;;
-    default)       kw='{reward: r1gui, mode: default}' ;;
-    dense)         kw='{reward: gui_agent}' ;;
-    gaussian)      kw='{reward: gaussian, alpha: 0.5}' ;;
+    accuracy-only) kw='{reward:r1gui,mode:guir1,format_weight:0.0,accuracy_weight:1.0}' ;;
+    gated-format)  kw='{reward:r1gui,mode:guir1,gate_format:true}' ;;
+    default)       kw='{reward:r1gui,mode:default}' ;;
+    dense)         kw='{reward:gui_agent}' ;;
+    gaussian)      kw='{reward:gaussian,alpha:0.5}' ;;
     *) echo "reward_variants.sh: unknown variant '$variant' (accuracy-only, gated-format, default, dense, gaussian)" >&2; exit 2 ;;
 esac
 exec bash "$(dirname "${BASH_SOURCE[0]}")/qwen2_5_vl_3b_gui_grpo.sh" "reward.custom_reward_function.reward_kwargs=$kw" \
