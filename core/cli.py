@@ -5,10 +5,28 @@ from __future__ import annotations
 import importlib
 
 import typer
+from typer.core import TyperGroup
 
+from core.console import MAX_ERROR_CHARS, bounded
 from core.testing import tiny_model_command
 
+
+class BoundedErrors(TyperGroup):
+    """The root command. A usage error's message is bounded (:func:`core.console.bounded`) whatever raised it:
+    click's own (``'<value>' is not one of ...``, ``Path '<path>' does not exist``) as well as ours, so a
+    100,000-character value cannot fill the error box."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except typer.TyperException as e:  # typer's own click exceptions: usage errors, BadParameter
+            if isinstance(getattr(e, "message", None), str):
+                e.message = bounded(e.message, MAX_ERROR_CHARS)
+            raise
+
+
 app = typer.Typer(
+    cls=BoundedErrors,
     name="gui-agent",
     help="GUI-agent toolkit: data conversion, rewards, evaluation, inference and the CPU test model.",
     no_args_is_help=True,

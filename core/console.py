@@ -19,12 +19,34 @@ LOG_WIDTH = 10_000
 
 #: C0 and C1 control characters other than newline and tab, and DEL: shown as ``\xNN`` escapes.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Longest user text (a name, a value, a path) an error message quotes; longer text keeps its start and end.
+MAX_QUOTED = 160
+#: Longest error message printed (``error:`` lines, usage errors): a backstop, each quoted value is bounded already.
+MAX_ERROR_CHARS = 2_000
 
 
 def shown_text(value: Any) -> str:
     """``value`` as a string safe to write to a terminal: control characters other than newline and tab become
     visible escapes (``\\x1b``); nothing else changes."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if value is None else str(value))
+
+
+def bounded(value: Any, limit: int = MAX_QUOTED) -> str:
+    """``value`` as text of about ``limit`` characters at most: longer text keeps its start and end around ``...``
+    and says its length (``abc...xyz (100000 characters)``), so a 100,000-character name cannot fill a screen."""
+    text = "" if value is None else str(value)
+    if len(text) <= limit:
+        return text
+    head = max(1, limit * 2 // 3)
+    return f"{text[:head]}...{text[-max(1, limit - head):]} ({len(text)} characters)"
+
+
+def quoted(value: Any, limit: int = MAX_QUOTED) -> str:
+    """``repr(value)`` bounded by :func:`bounded`: how every error message quotes a value a user or a file gave
+    (an unknown name, a wrong value). An integer too long for ``repr`` is named by its size."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    return bounded(repr(value), limit)
 
 
 def styled(value: Any, style: str):
@@ -54,8 +76,9 @@ def make_console(stderr: bool = False):
 
 
 def print_error(message: Any) -> None:
-    """Print ``error: <message>`` on stderr (red on a terminal); ``message`` is shown as plain text."""
-    make_console(stderr=True).print(styled("error:", "red"), str(message))
+    """Print ``error: <message>`` on stderr (red on a terminal); ``message`` is shown as plain text, at most
+    :data:`MAX_ERROR_CHARS` characters (:func:`bounded`)."""
+    make_console(stderr=True).print(styled("error:", "red"), bounded(message, MAX_ERROR_CHARS))
 
 
 def progress_bar(iterable: Any = None, *, enabled: bool = True, **kwargs: Any):

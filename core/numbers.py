@@ -60,10 +60,11 @@ def checked_numbers(checks: Iterable[tuple[str, Any, dict[str, Any]]]) -> None:
 
 
 def _shown(value: Any) -> str:
-    """``value``'s repr cut to 60 characters (a huge int shown by its size: Python refuses to print > 4300 digits)."""
-    if isinstance(value, int) and value.bit_length() > 200:
-        return f"an integer of {value.bit_length()} bits"
-    return f"{value!r:.60}"
+    """``value``'s repr bounded to about 60 characters, start and end kept (:func:`core.console.quoted`; a huge int
+    is shown by its size: Python refuses to print > 4300 digits)."""
+    from core.console import quoted
+
+    return quoted(value, 60)
 
 
 __all__ = ["NumberError", "checked_number", "checked_numbers"]

@@ -33,9 +33,10 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from core.console import bounded
 from core.io import OutputLockedError, atomic_write_json, output_lock
 
-#: Longest path shown in an error line; longer ones keep their start and end.
+#: Longest path shown in an error line; longer ones keep their start and end (:func:`core.console.bounded`).
 MAX_PATH_SHOWN = 160
 
 
@@ -328,10 +329,7 @@ def resumable_output(output: str | Path, options: Mapping[str, Any], *, overwrit
 def error_line(err: BaseException) -> str:
     """One line for the user: an OS error names its path (shortened) and says what went wrong."""
     if isinstance(err, OSError) and err.filename is not None:
-        path = str(err.filename)
-        if len(path) > MAX_PATH_SHOWN:
-            path = f"{path[:80]}...{path[-60:]} ({len(path)} characters)"
-        return f"cannot use {path}: {err.strerror or err}"
+        return f"cannot use {bounded(err.filename, MAX_PATH_SHOWN)}: {err.strerror or err}"
     if isinstance(err, OSError) and err.strerror:  # str() would add "[Errno N]" before the same words
         return " ".join(err.strerror.split())
     return " ".join(str(err).split()) or type(err).__name__

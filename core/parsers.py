@@ -43,6 +43,7 @@ from core.actions import (
     from_mobile_use,
     swipe_to_scroll,
 )
+from core.console import quoted
 from core.geometry import Frame, ImageGeometry
 
 #: Formats ``fmt="auto"`` detects; the public models' formats below are chosen by name (a model preset).
@@ -1211,7 +1212,7 @@ def detect_format(text: str) -> str:
 def parse_action(text: str, *, fmt: str = "auto", strict: bool = False, max_chars: int = 1_000_000) -> ParseResult:
     """Parse a model answer in ``fmt`` ('auto' detects it). Never raises; see :class:`ParseResult`."""
     if fmt != "auto" and fmt not in _PARSERS:
-        return ParseResult(ok=False, format="none", error=f"unknown format {fmt!r}; known: {list(FORMATS + MODEL_FORMATS)}")
+        return ParseResult(ok=False, format="none", error=f"unknown format {quoted(fmt)}; known: {list(FORMATS + MODEL_FORMATS)}")
     if not isinstance(text, str):
         return ParseResult(ok=False, format="none", error=f"input is {type(text).__name__}, not str")
     if len(text) > max_chars:

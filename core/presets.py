@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.console import quoted
 from core.geometry import (
     QWEN3VL_FACTOR,
     QWEN25VL_FACTOR,
@@ -208,7 +209,7 @@ def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
+        raise ValueError(f"unknown preset {quoted(name)}; known: {', '.join(PRESETS)}") from None
 
 
 def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> dict[str, Any]:

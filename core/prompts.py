@@ -38,6 +38,7 @@ from core.actions import (
     swipe_to_scroll,
     to_mobile_use,
 )
+from core.console import quoted
 from core.geometry import (
     GUIR1_TRAIN_MAX_PIXELS,
     GUIR1_TRAIN_MIN_PIXELS,
@@ -419,7 +420,7 @@ def get_template(name: str) -> PromptTemplate:
     try:
         return TEMPLATES[name]
     except KeyError:
-        raise ValueError(f"unknown prompt template {name!r}; known: {', '.join(sorted(TEMPLATES))}") from None
+        raise ValueError(f"unknown prompt template {quoted(name)}; known: {', '.join(sorted(TEMPLATES))}") from None
 
 
 def default_template_for(step: Step) -> str:

@@ -39,6 +39,7 @@ from typing import Annotated, Any
 
 import typer
 
+from core.console import quoted
 from core.geometry import QWEN3VL_FACTOR, QWEN25VL_FACTOR
 from core.io import publish
 
@@ -628,7 +629,7 @@ def build_tiny_model(
     exists and ``overwrite`` is false, ``ValueError`` for an unknown family.
     """
     if family not in TINY_FAMILIES:
-        raise ValueError(f"unknown tiny model family {family!r}; known: {', '.join(TINY_FAMILIES)}")
+        raise ValueError(f"unknown tiny model family {quoted(family)}; known: {', '.join(TINY_FAMILIES)}")
     final = Path(output_dir).expanduser().resolve()
     if final.exists() and not overwrite:
         raise FileExistsError(f"{final} already exists (pass overwrite=True / --overwrite to replace it)")
@@ -731,7 +732,7 @@ def tiny_model_command(
 ) -> None:
     """Write a tiny random Qwen2.5-VL or Qwen3-VL (real tokenizer, ~5 M parameters) for offline tests."""
     if family not in TINY_FAMILIES:
-        raise typer.BadParameter(f"{family!r} is not one of {', '.join(TINY_FAMILIES)}", param_hint="--family")
+        raise typer.BadParameter(f"{quoted(family)} is not one of {', '.join(TINY_FAMILIES)}", param_hint="--family")
     try:
         path = build_tiny_model(output, family=family, seed=seed, overwrite=overwrite, tied_embeddings=tied_embeddings)
     except FileExistsError as exc:

@@ -19,6 +19,7 @@ from typing import Any
 
 import typer
 
+from core.console import quoted
 from core.data.summary import ConversionSummary
 from core.io import publish
 from core.outputs import refuse_existing, refuse_output_inside_input, user_errors
@@ -55,7 +56,7 @@ def _check_source(source: str, allowed: Sequence[str] | None = None) -> None:
 
     allowed = list(allowed or READERS)
     if source not in allowed:
-        raise typer.BadParameter(f"unknown source {source!r}; choose one of: {', '.join(allowed)}",
+        raise typer.BadParameter(f"unknown source {quoted(source)}; choose one of: {', '.join(allowed)}",
                                  param_hint="'--from'")
 
 
@@ -92,7 +93,7 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
     from core.outputs import resumable_output
 
     if target not in EXPORTERS:
-        raise typer.BadParameter(f"unknown target {target!r}; choose one of: {', '.join(EXPORTERS)}",
+        raise typer.BadParameter(f"unknown target {quoted(target)}; choose one of: {', '.join(EXPORTERS)}",
                                  param_hint="'--to'")
     if Path(output).exists() and not Path(output).is_dir():
         raise ValueError(f"--output {output} is a file; it must be the output folder")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from core.console import make_console, print_error, progress_bar, styled
+from core.console import make_console, print_error, progress_bar, quoted, styled
 from core.eval.registry import BENCHMARKS
 
 _BENCH_HELP = "Benchmark: " + ", ".join(BENCHMARKS) + "."
@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
         if not pred_dir.is_dir():
             _fail(f"--pred-dir {pred_dir} is not a folder")
         if benchmark is not None and benchmark not in BENCHMARKS:
-            _fail(f"--benchmark {benchmark!r}: unknown; known: {', '.join(BENCHMARKS)}")
+            _fail(f"--benchmark {quoted(benchmark)}: unknown; known: {', '.join(BENCHMARKS)}")
         (files,) = _claim_folders([("--out", "eval-report", out, REPORT_FILES)], overwrite)
         groups: dict[str, list[Path]] = {}
         for f in sorted(pred_dir.iterdir()):

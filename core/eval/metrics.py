@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.actions import POINT_ACTIONS, canonical_action_name
+from core.console import quoted
 from core.eval.aitw import score_aitw
 from core.eval.io import (
     PredictionFileError,
@@ -450,7 +451,7 @@ def score_records(records: Iterable[Record], benchmark: str | Benchmark, mode: s
     """Score rows of one benchmark.  ``max_failures`` wrong rows are kept on the result for the gallery."""
     bench = benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
     if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
+        raise ValueError(f"unknown mode {quoted(mode)}; use one of {MODES}")
     if mode not in bench.modes:
         raise ValueError(f"benchmark {bench.name!r} has no {mode!r} mode (GUI-R1's evaluator does not cover it); "
                          f"available: {', '.join(bench.modes)}")

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.console import quoted
+
 GUIR1_SOURCE = (
     "GUI-R1 (Luo et al., arXiv:2504.10458), evaluator scripts guir1/eval/eval_screenspot.py and "
     "guir1/eval/eval_omni.py of github.com/ritzz-ai/GUI-R1"
@@ -116,7 +118,7 @@ def get_benchmark(name: str) -> Benchmark:
     try:
         return BENCHMARKS[name]
     except KeyError:
-        raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None
+        raise ValueError(f"unknown benchmark {quoted(name)}; known: {', '.join(BENCHMARKS)}") from None
 
 
 def benchmark_for_file(path: str | Path) -> Benchmark | None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from core.console import print_error
+from core.console import print_error, quoted
 
 
 def register(app: typer.Typer) -> None:
@@ -50,12 +50,12 @@ def _usage_problem(reward: str, options: dict) -> str | None:
     from core.rewards.registry import REWARDS, RewardOptionError, check_options, reward_options
 
     if reward not in REWARDS:
-        return f"unknown --reward {reward!r}; choose one of: {', '.join(REWARDS)}"
+        return f"unknown --reward {quoted(reward)}; choose one of: {', '.join(REWARDS)}"
     unknown = [k for k in options if k not in reward_options(reward)]
     if unknown:
         return f"--reward {reward} takes no {', '.join('--' + k.replace('_', '-') for k in unknown)}"
     if "mode" in options and options["mode"] not in MODES:
-        return f"unknown --mode {options['mode']!r}; choose one of: {', '.join(MODES)}"
+        return f"unknown --mode {quoted(options['mode'])}; choose one of: {', '.join(MODES)}"
     try:
         check_options(reward, options)
     except RewardOptionError as e:

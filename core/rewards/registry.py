@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.console import quoted
 from core.rewards import aitw, gaussian, gui_agent, r1gui, r1v
 from core.matching import POINT_RADIUS
 from core.numbers import NumberError, checked_number
@@ -102,7 +103,7 @@ def get_reward(name: str) -> RewardSpec:
     try:
         return REWARDS[name]
     except KeyError:
-        raise KeyError(f"unknown reward {name!r}; known: {reward_names()}") from None
+        raise KeyError(f"unknown reward {quoted(name)}; known: {reward_names()}") from None
 
 
 class RewardValueError(ValueError):
@@ -154,7 +155,7 @@ def _weights(value: Any, name: str) -> dict[str, float]:
     known = list(gui_agent.DenseWeights.__dataclass_fields__)
     unknown = [k for k in value if k not in known]
     if unknown:
-        raise ValueError(f"unknown part {unknown[0]!r}; known: {', '.join(known)}")
+        raise ValueError(f"unknown part {quoted(unknown[0])}; known: {', '.join(known)}")
     return {k: checked_number(v, f"{name}.{k}", minimum=0) for k, v in value.items()}
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.console import quoted
+
 # names only: selenium / miniwob load when the env starts (missing_setup imports them to check)
 from core.envs.miniwob import DEFAULT_SUITE, SUITES, missing_setup
 
@@ -82,7 +84,7 @@ def get_env(name: str) -> EnvEntry:
     try:
         return ENVS[name]
     except KeyError:
-        raise ValueError(f"unknown env {name!r}; known: {', '.join(sorted(ENVS))}") from None
+        raise ValueError(f"unknown env {quoted(name)}; known: {', '.join(sorted(ENVS))}") from None
 
 
 __all__ = ["ENVS", "EnvEntry", "get_env"]

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from core.console import bounded, quoted
 from core.world.curriculum import CURRICULUM, CURRICULUM_FAMILIES
 from core.world.content import (
     MESSAGES,
@@ -323,7 +324,7 @@ def split_of(family: str, seed: int) -> str:
 def make_task(family: str, seed: int) -> TaskSpec:
     """The task of ``family`` on layout ``seed`` (deterministic)."""
     if family not in FAMILIES:
-        raise ValueError(f"unknown task family {family!r}; known: {sorted(FAMILIES)}")
+        raise ValueError(f"unknown task family {quoted(family)}; known: {sorted(FAMILIES)}")
     fam = FAMILIES[family]
     content = make_content(seed)
     rng = random.Random(f"task:{family}:{seed}")
@@ -342,7 +343,7 @@ def get_task(task_id: str) -> TaskSpec:
     """Parse ``"<family>-<seed>"``; raises ValueError naming what is wrong."""
     family, _, seed = task_id.rpartition("-")
     if not family or not seed.isdigit():
-        raise ValueError(f"task id {task_id!r} is not '<family>-<seed>' (e.g. 'settings_toggle-3')")
+        raise ValueError(f"task id {quoted(task_id)} is not '<family>-<seed>' (e.g. 'settings_toggle-3')")
     return make_task(family, int(seed))
 
 
@@ -358,11 +359,11 @@ def list_tasks(split: str = "train", n: int | None = None, families: Sequence[st
         names = tuple(f for fams, _, _ in parts for f in fams)
         ids = ((f, s) for fams, first, count in parts for f in fams for s in range(first, first + count))
     else:
-        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLIT_NAMES)}")
+        raise ValueError(f"unknown split {quoted(split)}; known: {', '.join(SPLIT_NAMES)}")
     if families is not None:
         unknown = [f for f in families if f not in names]
         if unknown:
-            raise ValueError(f"split {split!r} has no task family {', '.join(unknown)}; it has: {', '.join(names)}")
+            raise ValueError(f"split {quoted(split)} has no task family {bounded(', '.join(unknown))}; it has: {', '.join(names)}")
         ids = ((f, s) for f, s in ids if f in families)
     return [make_task(f, s) for f, s in islice(ids, n)]
 

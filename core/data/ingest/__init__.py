@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from core.console import quoted
 from core.data.ingest._common import image_pixel_limit, set_image_pixel_limit
 from core.data.ingest.aitw import read_aitw
 from core.data.ingest.guiodyssey import read_guiodyssey
@@ -40,7 +41,7 @@ def read(source: str, input_path: Path, *, images_dir: Path | None = None, skip_
     """Dispatch to ``READERS[source]``; ``KeyError`` lists the known sources. ``coords`` (normalized / pixels)
     forces the box frame of a GUI-R1 file; other sources state their frame and refuse it (``ValueError``)."""
     if source not in READERS:
-        raise KeyError(f"unknown source {source!r}; known: {', '.join(READERS)}")
+        raise KeyError(f"unknown source {quoted(source)}; known: {', '.join(READERS)}")
     if coords is not None:
         if source != "guir1":
             raise ValueError(f"--coords applies to --from guir1 only; {source} files state their own frame")

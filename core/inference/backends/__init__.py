@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from core.console import quoted
+
 BACKENDS: tuple[str, ...] = ("hf", "vllm", "openai", "baseline")
 #: Rows per ``generate`` call when none is given (the hf backend on CUDA picks its own: ``hf.pick_batch_size``).
 DEFAULT_BATCH_SIZE = 8
@@ -102,7 +104,7 @@ def make_backend(name: str, model: str, *, gen: GenerationConfig, batch_size: in
         from core.inference.backends.baseline import BaselineBackend
 
         return BaselineBackend(model, gen=gen, batch_size=batch_size)
-    raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    raise ValueError(f"unknown backend {quoted(name)}; choose one of {', '.join(BACKENDS)}")
 
 
 __all__ = ["BACKENDS", "DEFAULT_BATCH_SIZE", "DEFAULT_GENERATION", "Backend", "Generation", "GenerationConfig", "describe", "generate_isolating_failures",

@@ -1,0 +1,62 @@
+"""Every error quotes user text bounded (core.console.quoted / bounded): a 100,000-character name given to any
+option is shown by its start and end and its length, never in full (it gave a 112 KB error box)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from core.cli import app
+from core.console import MAX_ERROR_CHARS, bounded, quoted
+
+runner = CliRunner()
+NAME = "S" + "x" * 99_998 + "E"
+
+
+@pytest.fixture
+def pred(tmp_path):
+    path = tmp_path / "screenspot_test.json"
+    path.write_text(json.dumps({"id": "a", "pred": "(1, 2)", "image_size": [10, 10], "gt_action": "click",
+                                "gt_bbox": [0, 0, 5, 5]}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("args", [
+    ["world", "tasks", "--split", NAME],
+    ["world", "show", NAME, "--output", "{tmp}/show"],
+    ["world", "export", "--families", NAME, "--output", "{tmp}/w"],
+    ["data", "convert", "--from", NAME, "--to", "unified", "--input", "{tmp}", "--output", "{tmp}/o"],
+    ["data", "convert", "--from", "screenspot", "--to", NAME, "--input", "{tmp}", "--output", "{tmp}/o"],
+    ["score", "--reward", NAME, "--input", "{pred}", "--output", "{tmp}/s.jsonl"],
+    ["score", "--reward", "r1gui", "--mode", NAME, "--input", "{pred}", "--output", "{tmp}/s.jsonl"],
+    ["score", "--input", NAME, "--output", "{tmp}/s.jsonl"],  # click's own "does not exist"
+    ["eval", "--predictions", "{pred}", "--benchmark", NAME],
+    ["eval", "--predictions", "{pred}", "--benchmark", "screenspot", "--preset", NAME],
+    ["eval", "--predictions", "{pred}", "--benchmark", "screenspot", "--mode", NAME],
+    ["infer", "--backend", NAME, "--model", "m", "--input", "{pred}", "--output", "{tmp}/i.json"],  # click's choice
+    ["infer", "--backend", "baseline", "--model", "centre", "--preset", NAME, "--input", "{pred}", "--output",
+     "{tmp}/i.json"],
+    ["infer", "--backend", "baseline", "--model", "centre", "--prompt", NAME, "--input", "{pred}", "--output",
+     "{tmp}/i.json"],
+    ["tiny-model", "--family", NAME, "--output", "{tmp}/tm"],
+    ["rollout", "--env", NAME, "--output", "{tmp}/r"],
+])
+def test_a_huge_name_is_quoted_bounded(args, tmp_path, pred):
+    args = [a.format(tmp=tmp_path, pred=pred) for a in args]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output[:2000]
+    assert len(res.output) < 4_000, (args[:3], len(res.output))
+    assert "Traceback" not in res.output
+    flat = re.sub(r"[\s│╭╮╰╯─]", "", res.output)
+    assert "Sxxxx" in flat and "xxxE" in flat, res.output  # its start and its end are both shown
+
+
+def test_bounded_keeps_start_end_and_length():
+    assert bounded("short") == "short" and quoted("short") == "'short'"
+    text = quoted(NAME)
+    assert text.startswith("'Sxxx") and "xxE' (100002 characters)" in text and len(text) < 200
+    assert quoted(10**400) == "an integer of 1329 bits"
+    assert len(bounded("y" * 10**6, MAX_ERROR_CHARS)) < MAX_ERROR_CHARS + 40
