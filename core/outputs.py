@@ -278,13 +278,30 @@ def _legacy_options(output: Path, record: Path, legacy: LegacyRows | None) -> Ma
     if legacy is None:
         raise ValueError(f"{output} exists but the options that wrote it are unknown (no {record.name}); "
                          "pass --overwrite to start over, or choose another output")
-    row = legacy.first_row()
-    missing = [f for f in legacy.own_fields if not isinstance(row, Mapping) or f not in row]
-    if missing:
+    return legacy.options(_own_row(output, record, legacy.first_row, legacy.own_fields))
+
+
+def _own_row(output: Path, record: Path, first_row: Callable[[], Mapping[str, Any] | None],
+             own_fields: Sequence[str]) -> Mapping[str, Any]:
+    """The first row of ``output`` when it carries every one of ``own_fields``; else ``ValueError``."""
+    row = first_row()
+    missing = [f for f in own_fields if not isinstance(row, Mapping) or f not in row]
+    if missing or row is None:
         raise ValueError(f"{output} was not written by this command (no {record.name}, and its rows lack its "
                          f"fields {', '.join(missing)}); it is never resumed: pass --overwrite to replace it, or "
                          "choose another output")
-    return legacy.options(row)
+    return row
+
+
+def refuse_foreign_output(output: str | Path, *, overwrite: bool, first_row: Callable[[], Mapping[str, Any] | None],
+                          own_fields: Sequence[str]) -> None:
+    """Before any work starts (no model loaded): an existing ``output`` with rows but no run record whose first
+    row lacks one of ``own_fields`` is not this command's; refused without ``overwrite``.
+    :func:`resumable_output` checks it again, with the options, under the output's lock."""
+    output = Path(output)
+    record = run_record_path(output)
+    if not overwrite and output.is_file() and output.stat().st_size > 0 and not record.exists():
+        _own_row(output, record, first_row, own_fields)
 
 
 @contextlib.contextmanager
@@ -365,5 +382,6 @@ def user_errors(prefix: str = "") -> Iterator[None]:
 
 
 __all__ = ["FolderFiles", "LegacyRows", "OptionsChanged", "as_folder_files", "check_folder", "claim_folder",
-           "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_output_inside_input",
+           "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_foreign_output",
+           "refuse_output_inside_input",
            "resumable_output", "run_record_path", "user_errors"]

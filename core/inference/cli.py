@@ -92,7 +92,10 @@ def infer(
     from core.inference.backends.hf import processor_source
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.inference.runner import run_inference
-    from core.outputs import user_errors
+    from functools import partial
+
+    from core.inference.runner import OWN_FIELDS, first_row
+    from core.outputs import refuse_foreign_output, user_errors
     from core.numbers import checked_numbers
 
     if limit is not None and limit < 0:
@@ -155,6 +158,10 @@ def infer(
         "images": str(images.resolve()) if images else None, "max_image_pixels": max_image_pixels,
         "max_new_tokens": gen.max_new_tokens, "temperature": gen.temperature, "top_p": gen.top_p,
         "repetition_penalty": gen.repetition_penalty, "seed": seed}  # the effective values (preset, then flags)
+    with user_errors():  # a prediction file infer did not write: refused before any model is loaded
+        for job in jobs:
+            refuse_foreign_output(job.output, overwrite=overwrite, first_row=partial(first_row, job.output),
+                                  own_fields=OWN_FIELDS)
     start = time.monotonic()
     try:
         runner_backend = make_backend(backend.value, model, gen=gen, batch_size=batch_size, **options)

@@ -153,6 +153,11 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
+def first_row(path: str | Path) -> dict[str, Any] | None:
+    """The first row of the prediction file ``path`` (None when empty or absent; see :func:`load_done`)."""
+    return load_done(path)[1]
+
+
 def load_done(path: str | Path, *, retry_failed: bool = False) -> tuple[set[str], dict[str, Any] | None]:
     """Ids already in the prediction file ``path`` and its first row (None when empty or absent).
 
@@ -313,7 +318,7 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
         _check_compatible(dict(first), policy, template, backend.model, output)
         return {}
 
-    legacy = LegacyRows(first_row=lambda: load_done(output)[1], own_fields=OWN_FIELDS, options=legacy_options)
+    legacy = LegacyRows(first_row=lambda: first_row(output), own_fields=OWN_FIELDS, options=legacy_options)
     with resumable_output(output, options, overwrite=overwrite,
                           has_rows=lambda: output.exists() and output.stat().st_size > 0,
                           clear=lambda: output.unlink(missing_ok=True), legacy=legacy):

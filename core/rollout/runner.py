@@ -27,7 +27,7 @@ from typing import Any
 from core.inference.backends import describe
 from core.geometry import shown_coords
 from core.io import atomic_write_json, atomic_write_text
-from core.inference.runner import PredictionWriter, load_done
+from core.inference.runner import PredictionWriter, first_row, load_done
 from core.outputs import FolderFiles, as_folder_files, claim_folder
 from core.rollout.policies import Policy
 from core.rollout.session import Episode, EpisodeSession
@@ -220,7 +220,7 @@ def run_rollouts(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], poli
         """A folder written before run records: the run keys its first row holds."""
         return {k: first[k] for k in RUN_KEYS if k in first}
 
-    legacy = LegacyRows(first_row=lambda: load_done(path)[1], own_fields=OWN_FIELDS, options=options_in_rows)
+    legacy = LegacyRows(first_row=lambda: first_row(path), own_fields=OWN_FIELDS, options=options_in_rows)
     with resumable_output(path, options, overwrite=overwrite, clear=lambda: path.unlink(missing_ok=True),
                           legacy=legacy, has_rows=lambda: _has_rows(path)) as resuming:
         files = claim_folder(out, "rollout", FOLDER_FILES, overwrite=overwrite, option="--output",
@@ -238,10 +238,11 @@ def check_rollout_folder(output_dir: str | Path, *, overwrite: bool) -> bool:
     replace (:func:`core.outputs.check_folder`). Returns whether a folder written before manifests existed is
     taken as rollout's: its ``episodes.jsonl`` has a run record, or rows to resume (whose ownership and options
     :func:`run_rollouts` checks before anything is written)."""
-    from core.outputs import check_folder, manifest_path, run_record_path
+    from core.outputs import check_folder, manifest_path, refuse_foreign_output, run_record_path
 
     out = Path(output_dir)
     path = out / "episodes.jsonl"
+    refuse_foreign_output(path, overwrite=overwrite, first_row=lambda: first_row(path), own_fields=OWN_FIELDS)
     resume = not overwrite and _has_rows(path)
     adopt = not manifest_path(out, "rollout").exists() and (run_record_path(path).exists() or resume)
     check_folder(out, "rollout", FOLDER_FILES, overwrite=overwrite, option="--output", resume=resume, adopt=adopt)
