@@ -476,7 +476,8 @@ def test_eval_with_lone_surrogates_in_model_text_writes_every_report(tmp_path):
     assert "x\\udfff" in page and "2 failures; 2 with screenshots" in page
     for path in (out / "r.json", out / "r.md", out / "g" / "index.html", out / "g" / "img" / "00000.png"):
         assert path.stat().st_mode & 0o777 == 0o644, path
-    assert not [p for p in out.rglob(".*")]  # no temp file left
+    hidden = [p.relative_to(out).as_posix() for p in out.rglob(".*")]
+    assert hidden == ["g/.eval-gallery.files.json"]  # no temp file left: only the gallery's manifest
 
 
 @pytest.mark.parametrize("benchmark", ["screenspot", "androidcontrol_high"])
