@@ -4,6 +4,7 @@ point formatting, the in-words diagnosis of a stage, bootstrap intervals and pai
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -27,13 +28,17 @@ report = _load("report")
 curriculum = _load("curriculum")
 
 
-def test_md_cell_keeps_a_table_row_intact() -> None:
+def test_report_writes_untrusted_text_through_core_markdown() -> None:
+    """The demo report has no Markdown escaping of its own: the failures table goes through core.markdown (the one
+    owner), so a hostile id, instruction, box or answer cannot add cells or rows, end a code span or inject HTML."""
+    import core.markdown
+
+    assert not hasattr(report, "md_cell") and report.md_text is core.markdown.md_text
+    assert report.md_code is core.markdown.md_code
     hostile = "a | b\nc `x` <img src=x onerror=alert(1)>"
-    cell = report.md_cell(hostile)
-    row = f"| {cell} | {report.md_code(hostile)} |"
-    assert row.count("|") == 3 and "\n" not in row and "`" not in row
-    assert "<img" not in row and "&lt;img src=x onerror=alert(1)&gt;" in row
-    assert report.md_code("`") == "<code>&#96;</code>"
+    row = f"| {report.md_text(hostile)} | {report.md_code(hostile)} | {report.md_text([1, '|'])} |"
+    assert len(re.findall(r"(?<!\\)\|", row)) == 4 and "\n" not in row  # 3 cells, one line
+    assert "\\<img" in report.md_text(hostile)  # escaped; inside the code span HTML is not read (CommonMark 6.1)
 
 
 @pytest.mark.parametrize(("point", "text"), [

@@ -11,7 +11,6 @@ trl calls, so "held-out mean reward" means the reward GRPO optimised.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import re
@@ -19,6 +18,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from core.markdown import md_code, md_text  # the one owner of untrusted text in Markdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import curriculum  # noqa: E402  (experiments/demo/curriculum.py)
@@ -169,18 +170,6 @@ def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-def md_cell(text: Any) -> str:
-    """``text`` safe inside a Markdown table cell: HTML-escaped, one line, ``|`` and backticks as entities (so model
-    text cannot add cells or rows, end a code span or inject HTML)."""
-    s = html.escape("" if text is None else str(text), quote=False)
-    return " ".join(s.split()).replace("|", "&#124;").replace("`", "&#96;")
-
-
-def md_code(text: Any) -> str:
-    """``text`` as inline code in a table cell (``<code>`` with escaped content: a backtick cannot end it)."""
-    return f"<code>{md_cell(text)}</code>"
-
-
 def fmt_point(p: Any) -> str:
     """A point or box with at most one decimal; the format's ``-100`` sentinel or nothing as "no point"."""
     if not isinstance(p, list | tuple) or not p or any(not isinstance(v, int | float) for v in p):
@@ -292,7 +281,7 @@ def curriculum_markdown(c: dict[str, Any], plot: str | None) -> list[str]:
              "| stage | accuracy | 95% interval | online success | what it answered |", "|---|---|---|---|---|"]
     for name, st in c["stages"].items():
         lines.append(f"| {name} | {_pct(st['accuracy'])} | {_ci(st['ci95'])} | {_pct(st['online_success'])} | "
-                     f"{md_cell(st['diagnosis'])} |")
+                     f"{md_text(st['diagnosis'])} |")
     lines += ["", "Gain of each GRPO run over its SFT start on the same screens (paired bootstrap, points):", "",
               "| run | gain | 95% interval |", "|---|---|---|"]
     for name, g in c["gains"].items():
@@ -359,7 +348,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
     lines += ["", "What each model answered on these screens:", ""]
     for name in STAGES:
         preds = _jsonl(out / "stages_out" / name / "predictions" / f"{BENCHMARK}_test.json")
-        lines.append(f"- {name}: {md_cell(diagnosis(preds))}")
+        lines.append(f"- {name}: {md_text(diagnosis(preds))}")
     delta = None
     if s["after_sft"]["mean_reward"] is not None and s["after_grpo"]["mean_reward"] is not None:
         delta = s["after_grpo"]["mean_reward"] - s["after_sft"]["mean_reward"]
@@ -380,8 +369,8 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
               "by step: [episode gallery](stages_out/after_grpo/rollout/gallery/index.html).", "",
               "| id | instruction | gold | answer | why |", "|---|---|---|---|---|"]
     for f in failures(out, "after_grpo"):
-        lines.append(f"| {md_cell(f['id'])} | {md_cell(f['instruction'])} | {md_cell(f['gold'])} {f['gt_bbox']} | "
-                     f"{md_code(f['pred'])} | {md_cell(f['why'])} |")
+        lines.append(f"| {md_text(f['id'])} | {md_text(f['instruction'])} | {md_text(f['gold'])} "
+                     f"{md_text(f['gt_bbox'])} | {md_code(f['pred'])} | {md_text(f['why'])} |")
     atomic_write_text(out / "report.md", "\n".join(lines) + "\n")
     return out
 
