@@ -35,7 +35,7 @@ help:
 	@echo "  data-convert       any source: make data-convert DATA_FROM=screenagent DATA_INPUT=path [DATA_TARGETS=...]"
 	@echo "  sft-llamafactory / sft-swift    SFT recipes (MODEL=..., DATASET=...)"
 	@echo "  grpo-verl / grpo-trl / grpo-swift    GRPO recipes (MODEL=...)"
-	@echo "  gui-agent-data / grpo-verl-agent    verl's multi-turn mobile_use agent recipe (Qwen3-VL; AGENT_DEVICE=gpu|npu)"
+	@echo "  gui-agent-data / grpo-verl-agent    verl's multi-turn mobile_use agent recipe (Qwen3-VL; AGENT_DEVICE=gpu|npu|cpu)"
 	@echo "  infer              predictions for every benchmark in $(GUIR1_DIR) (MODEL_PATH=...)"
 	@echo "  eval               scores, plots and failure galleries (PRED_DIR=...)"
 	@echo "  bench              every benchmark that prints numbers (bench-parsers, bench-eval, ...)"

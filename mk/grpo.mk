@@ -1,4 +1,4 @@
-# GRPO with verl (GPU machine: vLLM rollout) from a recipe file, plus what every training target shares:
+# GRPO with verl from a recipe file (GPU: vLLM rollout; CPU or no vLLM: the transformers rollout, verl/main_ppo.sh), plus what every training target shares:
 # the run-name scheme, the logging switch and the CPU-safe settings.
 #   make grpo-verl MODEL=Qwen/Qwen2.5-VL-7B-Instruct          # recipes/qwen2_5_vl_7b/grpo/config_guir1_verl.yaml
 #   make grpo-verl GRPO_RECIPE=recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml ARGS="trainer.n_gpus_per_node=4"
@@ -43,19 +43,17 @@ endef
 
 .PHONY: grpo-verl
 grpo-verl: $(VENVS)/rl/.ready
-	$(if $(filter 1,$(DRY_RUN)),,$(call gpu_only,grpo-verl,verl's rollouts run on vLLM; on CPU: make grpo-trl or make grpo-swift; DRY_RUN=1 checks the launch))
 	$(call need_one_of,LOGGER,grpo-verl,console tensorboard wandb)
 	$(call model_preflight,grpo-verl,$(MODEL),MODEL)
 	@test -f $(call q,$(GRPO_RECIPE)) || { echo "grpo-verl: recipe "$(call q,$(GRPO_RECIPE))" not found (ls recipes/*/grpo/; set GRPO_RECIPE=)"; exit 2; }
-	$(if $(filter 1,$(DRY_RUN)),,@$(RL)/python -c "import vllm" 2>/dev/null || { echo "grpo-verl needs vLLM: make setup-gpu (GPU machine)"; exit 2; })
 	$(RL)/python -m core.recipes check-reward $(call q,$(GRPO_RECIPE))
-	TENSORBOARD_DIR=$(call q,$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE))) \
-	$(RL)/python $(if $(filter 1,$(DRY_RUN)),verl/dry_run.py,-m verl.trainer.main_ppo) $(call q,--config-path=$(CURDIR)/$(dir $(GRPO_RECIPE))) \
+	TENSORBOARD_DIR=$(call q,$(LOG_ROOT)/$(call run_name,$(GRPO_RECIPE))) WHO=grpo-verl DRY_RUN=$(call q,$(DRY_RUN)) \
+	PYTHON=$(call q,$(CURDIR)/$(RL)/python) bash verl/main_ppo.sh $(call q,--config-path=$(CURDIR)/$(dir $(GRPO_RECIPE))) \
 		$(call q,--config-name=$(basename $(notdir $(GRPO_RECIPE)))) \
 		$(call q,actor_rollout_ref.model.path=$(MODEL)) \
 		$(call q,data.train_files=$(VERL_DATA)/train.parquet) $(call q,data.val_files=$(VERL_DATA)/test.parquet) \
 		reward.custom_reward_function.path=$(CURDIR)/verl/reward_fn.py \
 		'trainer.logger=[console$(if $(filter console,$(LOGGER)),,$(comma)$(LOGGER))]' \
-		$(call q,trainer.experiment_name=$(call run_name,$(GRPO_RECIPE))) $(call qwords,$(ARGS))
+		$(call q,trainer.experiment_name=$(call run_name,$(GRPO_RECIPE))) -- $(call qwords,$(ARGS))
 
 comma := ,

@@ -261,9 +261,9 @@ def test_dry_run_shows_the_agent_recipe_files_values(demo_dir: Path, tmp_path: P
 
 @pytest.mark.slow
 def test_dry_run_errors_are_one_named_line(demo_dir: Path, tmp_path: Path) -> None:
-    bad = dry_run(demo_dir, env={"ROLLOUT_ENGINE": "hf"})
+    bad = dry_run(demo_dir, "actor_rollout_ref.rollout.name=trt")
     assert bad.returncode == 2 and bad.stderr.strip().splitlines()[-1] == (
-        "error: actor_rollout_ref.rollout.name=hf: the agent recipe runs on vllm or sglang")
+        "error: actor_rollout_ref.rollout.name=trt: the recipes run on vllm, sglang, hf")
     missing = dry_run(tmp_path / "nowhere")
     assert missing.returncode == 2 and f"error: data.train_files: {tmp_path / 'nowhere'}/train.parquet not found" in missing.stderr
     typo = dry_run(demo_dir, "+gui_agent.max_turn=3")

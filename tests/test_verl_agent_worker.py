@@ -224,8 +224,9 @@ def test_reward_parts_reach_the_per_step_metrics(recipe_config, two_tasks) -> No
     assert metrics["gui_agent/turns/mean"] == pytest.approx(len(server.calls) / 2)
     assert 0 < metrics["gui_agent/type/mean"] < 1  # the first wait is the wrong type on these tasks
     assert metrics["gui_agent/success/mean"] == 1.0
-    assert gui_agent_trainer.reward_part_metrics([None, {"gui_agent/turns": 3, "other": 1}]) == \
-        {"gui_agent/turns/mean": 3.0}
+    assert gui_agent_trainer.reward_part_metrics([None, {"gui_agent/turns": 3, "other": 1}, {"other": 0.5},
+                                                  {"flag": True, "why": "text"}]) == \
+        {"gui_agent/turns/mean": 3.0, "reward/other/mean": 0.75}
 
 
 def test_gui_agent_trainer_is_verls_sync_trainer_under_its_own_mode() -> None:

@@ -16,7 +16,8 @@ What it does, in the order verl 0.9.1's own entry point does it (``verl/trainer/
 4. loads the tool YAML (``multi_turn.tool_config_path``) through verl's tool registry, the agent-loop YAML
    (``rollout.agent.agent_loop_config_path``) and its classes, the ``gui_agent`` section, and the custom reward
    function through verl's ``get_custom_reward_fn``;
-5. names the rollout engine (``actor_rollout_ref.rollout.name``: vllm | sglang) and whether it is installed here;
+5. names the rollout engine (``actor_rollout_ref.rollout.name``: vllm | sglang | hf) and whether it is installed
+   here (``hf``, the transformers backend of ``verl/plugins/verl_hf_rollout.py``, always is);
    names verl's trainer (v1 mode, the Ray setup hook that registers a recipe's mode, checked importable) and
    whether verl's v1 trainer's TransferQueue package is installed here.
 
@@ -36,8 +37,9 @@ sys.path.append(str(ROOT))  # the repository: core.interpreter under any Python
 from core.interpreter import require  # noqa: E402
 
 require("hydra", "omegaconf", "verl")
-#: Rollout engines verl 0.9.1 serves an agent loop with (``actor_rollout_ref.rollout.name``).
-ENGINES = ("vllm", "sglang")
+#: Rollout engines this project's launches take (``actor_rollout_ref.rollout.name``): verl 0.9.1's own two and the
+#: transformers backend registered by ``verl/plugins/verl_hf_rollout.py``.
+ENGINES = ("vllm", "sglang", "hf")
 
 
 class DryRunError(Exception):
@@ -209,7 +211,9 @@ def engine_line(cfg) -> str:
     """The rollout engine and whether it can be imported here."""
     name = str(cfg.actor_rollout_ref.rollout.name)
     if name not in ENGINES:
-        raise DryRunError(f"actor_rollout_ref.rollout.name={name}: the agent recipe runs on {' or '.join(ENGINES)}")
+        raise DryRunError(f"actor_rollout_ref.rollout.name={name}: the recipes run on {', '.join(ENGINES)}")
+    if name == "hf":
+        return "hf (transformers; installed)"
     install = "GPU extra: make setup-gpu" if name == "vllm" else "install it on the GPU machine; not pinned here"
     here = "installed" if importlib.util.find_spec(name) else f"not installed here ({install})"
     return f"{name} ({here})"

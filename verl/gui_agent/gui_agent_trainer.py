@@ -1,6 +1,7 @@
-"""Per-step reward parts for verl's GUI-agent recipe: verl 0.9.1's v1 sync trainer, registered as trainer mode
-``gui_agent``, logging the mean of every ``gui_agent/<part>`` of the step's training episodes as
-``gui_agent/<part>/mean`` beside verl's own metrics, at every training step.
+"""Per-step reward parts for every verl recipe of this project: verl 0.9.1's v1 sync trainer, registered as trainer
+mode ``gui_agent``, logging the mean of every reward part of the step's training samples (``gui_agent/<part>`` as
+``gui_agent/<part>/mean``, any other part as ``reward/<part>/mean``) beside verl's own metrics, at every training
+step. The GUI-agent run scripts and ``make grpo-verl`` select it.
 
 verl 0.9.1's v1 trainer computes its per-step metrics from a fixed field list (``PPOTrainer._compute_metrics``); the
 reward parts travel in each sample's ``extra_fields["reward_extra_info"]`` (set by the ``gui_agent`` loop) and
@@ -30,13 +31,17 @@ PREFIX = "gui_agent/"
 
 
 def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) -> dict[str, float]:
-    """``gui_agent/<part>/mean`` over episodes for every ``gui_agent/<part>`` of their ``reward_extra_info``
-    (episodes without one are skipped; a part missing from some episodes is averaged over those that have it)."""
+    """The mean over episodes of every numeric reward part in their ``reward_extra_info``: ``gui_agent/<part>`` as
+    ``gui_agent/<part>/mean``, any other part (GUI-R1's ``r1gui_format``, ``r1gui_accuracy``, ...) as
+    ``reward/<part>/mean``. Episodes without one are skipped; a part missing from some episodes is averaged over
+    those that have it; booleans and non-numbers are not parts."""
     values: dict[str, list[float]] = {}
     for info in reward_extra_infos:
         for key, value in (info or {}).items():
-            if key.startswith(PREFIX):
-                values.setdefault(key, []).append(float(value))
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                continue
+            name = key if key.startswith(PREFIX) else f"reward/{key}"
+            values.setdefault(name, []).append(float(value))
     return {f"{key}/mean": float(np.mean(v)) for key, v in sorted(values.items())}
 
 

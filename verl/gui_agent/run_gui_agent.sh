@@ -5,6 +5,7 @@
 # What the model sees and how an episode runs (grid, turns, screenshots and their pixel cap, invalid answers,
 # reward aggregation, prompt) come from ONE agent recipe file, RECIPE (default verl/gui_agent/recipe.yaml), the
 # file `gui-agent rollout --recipe` reads too.
+# Launched through verl/main_ppo.sh (platform, rollout backend, CPU-safe settings on a machine without a GPU).
 # PRINT_ARGS=1 prints the overrides (one per line) and exits without training; DRY_RUN=1 composes and validates the
 # whole config as verl's entry point does, loads the data, tool, agent loop and reward, prints the values that
 # matter and exits (verl/dry_run.py: CPU, no GPU needed).
@@ -13,13 +14,13 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${MODEL_PATH:=Qwen/Qwen3-VL-8B-Instruct}"
 : "${DATA_DIR:=$HOME/data/gui_agent}"               # verl/prepare_gui_agent_data.py --output_dir
-: "${DEVICE:=cuda}"                                  # cuda | npu
+: "${DEVICE:=cuda}"                                  # cuda | npu | cpu
 : "${TRAIN_BATCH_SIZE:=512}"                         # recipe: 512 GPU / 256 NPU
 : "${PPO_MINI_BATCH_SIZE:=128}"
 : "${MICRO_BATCH:=1}"                                # ppo/log-prob micro batch per device (lower it on OOM)
 : "${ROLLOUT_N:=5}"                                  # GRPO group size
 : "${KL_LOSS_COEF:=0.01}"
-: "${ROLLOUT_ENGINE:=vllm}"                          # vllm | sglang (the recipe README names both)
+: "${ROLLOUT_ENGINE:=}"                              # vllm | sglang (the README's two) | hf; empty: verl/main_ppo.sh picks
 : "${TP:=2}"                                         # rollout tensor parallel: recipe 2 GPU / 4 NPU
 : "${RECIPE:=$REPO/verl/gui_agent/recipe.yaml}"     # the agent recipe (core/agent_recipe.py)
 : "${MAX_PROMPT_LENGTH:=8192}"
@@ -71,7 +72,6 @@ args=(
   actor_rollout_ref.actor.fsdp_config.optimizer_offload="$PARAM_OFFLOAD"
   actor_rollout_ref.ref.fsdp_config.param_offload="$PARAM_OFFLOAD"
   actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu="$MICRO_BATCH"
-  actor_rollout_ref.rollout.name="$ROLLOUT_ENGINE"
   actor_rollout_ref.rollout.mode=async
   actor_rollout_ref.rollout.n="$ROLLOUT_N"
   actor_rollout_ref.rollout.tensor_model_parallel_size="$TP"
@@ -97,11 +97,11 @@ args=(
   trainer.critic_warmup=0
 )
 
+if [[ -n "$ROLLOUT_ENGINE" ]]; then args+=(actor_rollout_ref.rollout.name="$ROLLOUT_ENGINE"); fi
+
 if [[ "${PRINT_ARGS:-0}" == 1 ]]; then
   printf '%s\n' "${args[@]}" "$@"
   exit 0
 fi
-if [[ "${DRY_RUN:-0}" == 1 ]]; then
-  exec "$PYTHON" "$REPO/verl/dry_run.py" "${args[@]}" "$@"
-fi
-exec "$PYTHON" -m verl.trainer.main_ppo "${args[@]}" "$@"
+# the platform (CPU where no GPU is found), the rollout backend and DRY_RUN: verl/main_ppo.sh, the one launcher
+ROLLOUT_ENGINE="$ROLLOUT_ENGINE" PYTHON="$PYTHON" exec bash "$REPO/verl/main_ppo.sh" "${args[@]}" -- "$@"

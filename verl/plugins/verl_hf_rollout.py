@@ -200,7 +200,7 @@ class HFRolloutServer:
             raise ValueError("the hf rollout samples one sequence per request (n=1)")
         max_new = self._max_tokens(len(prompt_ids), params)
         temperature = float(params.get("temperature", 1.0))
-        top_k = int(params.get("top_k", -1) or 0)
+        top_k = max(int(params.get("top_k") or 0), 0)  # verl: -1 = off; transformers: 0 = off
         top_p = float(params.get("top_p", 1.0))
         eos = sorted({*self.eos_token_ids, *map(int, params.get("stop_token_ids") or [])})
         stop = params.get("stop") or None
