@@ -54,6 +54,8 @@ grpo-verl: $(VENVS)/rl/.ready
 		$(call q,data.train_files=$(VERL_DATA)/train.parquet) $(call q,data.val_files=$(VERL_DATA)/test.parquet) \
 		reward.custom_reward_function.path=$(CURDIR)/verl/reward_fn.py \
 		'trainer.logger=[console$(if $(filter console,$(LOGGER)),,$(comma)$(LOGGER))]' \
-		$(call q,trainer.experiment_name=$(call run_name,$(GRPO_RECIPE))) -- $(call qwords,$(ARGS))
+		$(call q,trainer.experiment_name=$(call run_name,$(GRPO_RECIPE))) \
+		trainer.v1.trainer_mode=gui_agent +ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register \
+		-- $(call qwords,$(ARGS))
 
 comma := ,

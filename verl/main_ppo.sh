@@ -58,7 +58,8 @@ if [[ "$ROLLOUT_ENGINE" == hf ]]; then
   machine_args+=(actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.calculate_log_probs=True)
 fi
 if [[ "$VERL_PLATFORM" == cpu ]]; then
-  : "${CPU_WORKERS:=1}"   # training processes (verl's "GPUs" per node)
+  : "${CPU_WORKERS:=1}"              # training processes (verl's "GPUs" per node)
+  : "${CPU_RESPONSE_LENGTH:=128}"    # response token budget (a random tiny model rarely stops by itself)
   machine_args+=(
     trainer.device=cpu
     trainer.n_gpus_per_node="$CPU_WORKERS"
@@ -80,7 +81,7 @@ if [[ "$VERL_PLATFORM" == cpu ]]; then
     actor_rollout_ref.ref.fsdp_config.param_offload=False
     data.dataloader_num_workers=0
     data.train_batch_size=2
-    data.max_response_length=128
+    data.max_response_length="$CPU_RESPONSE_LENGTH"
     actor_rollout_ref.actor.ppo_mini_batch_size=2
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2
     actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2
@@ -88,7 +89,7 @@ if [[ "$VERL_PLATFORM" == cpu ]]; then
     trainer.val_before_train=False
   )
   echo "$WHO: no CUDA GPU found: verl on CPU (platform cpu, gloo, FSDP2 in fp32, sdpa attention, no padding removal," \
-       "rollout $ROLLOUT_ENGINE, $CPU_WORKERS worker, train batch 2 x rollout.n, responses <= 128 tokens, no validation" \
+       "rollout $ROLLOUT_ENGINE, $CPU_WORKERS worker, train batch 2 x rollout.n, responses <= $CPU_RESPONSE_LENGTH tokens, no validation" \
        "before training); ARGS overrides them"
 fi
 
