@@ -34,7 +34,8 @@ PER_DEVICE = {
 def overrides(device: str, *extra: str, env: dict | None = None) -> list[str]:
     clean = {k: v for k, v in os.environ.items() if k not in ("TP", "TRAIN_BATCH_SIZE", "ENFORCE_EAGER", "GRID")}
     proc = subprocess.run(["bash", str(SCRIPTS[device]), *extra], capture_output=True, text=True, check=True,
-                          env={**clean, "PRINT_ARGS": "1", "DATA_DIR": "/data/ga", **(env or {})})
+                          env={**clean, "PRINT_ARGS": "1", "DATA_DIR": "/data/ga", "ROLLOUT_ENGINE": "vllm",
+                               **(env or {})})
     return proc.stdout.splitlines()
 
 

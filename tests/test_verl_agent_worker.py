@@ -40,7 +40,7 @@ def recipe_config(tmp_path_factory):
     env = {**os.environ, "PRINT_ARGS": "1", "DATA_DIR": str(tmp_path_factory.mktemp("data")),
            "MODEL_PATH": str(agent.testing.tiny_qwen3vl_path()), "MAX_PROMPT_LENGTH": str(PROMPT_LENGTH),
            "MAX_RESPONSE_LENGTH": str(RESPONSE_LENGTH), "ROLLOUT_N": "1", "TRAIN_BATCH_SIZE": "2",
-           "PPO_MINI_BATCH_SIZE": "2", "N_GPUS": "1"}
+           "PPO_MINI_BATCH_SIZE": "2", "N_GPUS": "1", "ROLLOUT_ENGINE": "vllm"}
     args = subprocess.run(["bash", str(ROOT / "verl" / "gui_agent" / "run_gui_agent.sh")], env=env,
                           capture_output=True, text=True, check=True).stdout.splitlines()
     return dry_run.compose(args)

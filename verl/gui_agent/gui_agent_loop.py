@@ -5,7 +5,9 @@ States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMIN
 - PENDING: the row's ``raw_prompt`` (+ its first screenshot) rendered with the ``mobile_use`` tool schema by
   verl's Continuous Token builder; the tool opens a :class:`core.rollout.recipe.RecipeSession` on the row's source
   under the loop's agent recipe.
-- GENERATING: one ``server_manager.generate`` call (verl's LLM server client); its tokens get ``response_mask`` 1.
+- GENERATING: one ``server_manager.generate`` call (verl's LLM server client); its tokens get ``response_mask`` 1
+  and, when the server returns them (``rollout.calculate_log_probs``), their log-probs in ``response_logprobs``
+  (0 on tool tokens), which verl compares with the actor's.
 - PROCESSING_ACTION: the session executes the text when it is exactly one ``mobile_use`` call (frames, env step,
   record) and writes the next turn: a ``tool`` message with the next screenshot, or (``on_invalid: feedback``) a
   user message naming why the answer was not executed; it is merged by the Continuous Token builder
@@ -88,6 +90,7 @@ class _Episode:
     request_id: str
     prompt_ids: list[int]
     response_mask: list[int]
+    response_logprobs: list[float] | None  # the server's log-probs of model tokens, 0 on tool tokens; None: none
     turn_texts: list[str]
     turns: list[TurnScore]
     metrics: dict[str, Any]
@@ -119,8 +122,8 @@ class GUIAgentLoop(AgentLoopBase):
         extra_info = dict(kwargs.get("extra_info") or {})
         mm = await self.process_multi_modal_info(messages)
         ep = _Episode(messages=messages, images=list(mm.get("images") or []), instance_id="",
-                      request_id=uuid4().hex, prompt_ids=[], response_mask=[], turn_texts=[], turns=[], metrics={},
-                      feedback={})
+                      request_id=uuid4().hex, prompt_ids=[], response_mask=[], response_logprobs=[], turn_texts=[],
+                      turns=[], metrics={}, feedback={})
         error = None
         try:
             ep.instance_id, _ = await self.tool.create(
@@ -151,8 +154,12 @@ class GUIAgentLoop(AgentLoopBase):
             output = await self.server_manager.generate(request_id=ep.request_id, prompt_ids=ep.prompt_ids,
                                                         sampling_params=sampling_params,
                                                         image_data=ep.images or None)
-        merge, ep.response_mask, _ = await self.ct_merge_assistant_token(ep.prompt_ids, output.token_ids,
-                                                                        ep.response_mask)
+        if not output.log_probs:
+            ep.response_logprobs = None  # one turn without log-probs: the episode has none (verl recomputes)
+        merge, ep.response_mask, logprobs = await self.ct_merge_assistant_token(
+            ep.prompt_ids, output.token_ids, ep.response_mask, ep.response_logprobs,
+            assistant_logprobs=output.log_probs if ep.response_logprobs is not None else None)
+        ep.response_logprobs = logprobs if ep.response_logprobs is not None else None
         ep.prompt_ids = merge.token_ids
         ep.last_text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
         ep.turn_texts.append(ep.last_text)
@@ -176,12 +183,14 @@ class GUIAgentLoop(AgentLoopBase):
             ep.feedback[len(ep.turn_texts) - 1] = new_message["content"]
         previous = list(ep.messages)
         ep.messages.append(new_message)
-        merge, mask, _ = await self.ct_merge_context_msg(previous, ep.messages, ep.prompt_ids, ep.response_mask,
-                                                         tools=self.tool_schemas)
+        merge, mask, logprobs = await self.ct_merge_context_msg(previous, ep.messages, ep.prompt_ids,
+                                                                ep.response_mask, ep.response_logprobs,
+                                                                tools=self.tool_schemas)
         if len(mask) >= self.response_length:
             ep.messages.pop()
             return self._end(ep, "context_budget")
         ep.prompt_ids, ep.response_mask = merge.token_ids, mask
+        ep.response_logprobs = logprobs if ep.response_logprobs is not None else None
         ep.images.extend(p["image"] for p in new_message["content"] if isinstance(p, dict) and p["type"] == "image")
         return GUIAgentState.GENERATING
 
@@ -212,6 +221,8 @@ class GUIAgentLoop(AgentLoopBase):
             prompt_ids=ep.prompt_ids[:n_prompt],
             response_ids=ep.prompt_ids[n_prompt:][: self.response_length],
             response_mask=ep.response_mask[: self.response_length],
+            response_logprobs=(ep.response_logprobs[: self.response_length]
+                               if ep.response_logprobs and len(ep.response_logprobs) == n_response else None),
             multi_modal_data={"images": ep.images} if ep.images else {},
             reward_score=reward,
             num_turns=len(ep.messages),

@@ -1,0 +1,214 @@
+"""verl 0.9.1 trains on CPU, through verl's own trainer (``python -m verl.trainer.main_ppo``, launched by the make
+targets through ``verl/main_ppo.sh``) with this project's ``cpu`` platform and ``hf`` rollout (``verl/plugins``):
+
+- GUI-R1's recipe, ``make grpo-verl`` with the tiny Qwen2.5-VL on AitZ rows from ../shared: two optimizer steps,
+  every per-step metric docs/grpo-verl.md names present and finite, the rollout's log-probs equal to the actor's
+  recomputed ones (verl's own comparison), the actor's weights changed, the FSDP checkpoint merged by
+  ``python -m verl.model_merger`` and answering ``gui-agent infer --backend hf``;
+- the mobile-agent recipe, ``make grpo-verl-agent AGENT_DEVICE=cpu`` with the tiny Qwen3-VL on ``make
+  gui-agent-data`` rows: episodes in the simulated phone through the ``mobile_use`` tool and the ``gui_agent``
+  loop, two optimizer steps and the per-step ``gui_agent/*`` metrics;
+- verl's GRPO sign test: a reward whose values differ inside a group from the start (the share of even code points
+  in the response) rises within three verl steps, and falls with the reward negated.
+
+Recipes' rewards are 0 for a random model's answers, so the two recipe runs add an entropy bonus
+(``actor.entropy_coeff``) and a larger learning rate: the update then reaches the weights, which is what those runs
+check; learning from the reward is the sign test's job. No wall-clock limit is asserted (a busy machine is slower,
+not wrong); the subprocess timeouts only stop a hung run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.rl_env, pytest.mark.slow]
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("verl")
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+       "TOKENIZERS_PARALLELISM": "false", "RAY_DEDUP_LOGS": "0"}
+ENV.pop("VERL_PLATFORM", None)  # the launcher decides, as for a user
+#: A hung run is stopped after this; it is no speed requirement.
+HANG = 3600
+
+#: Per-step metrics docs/grpo-verl.md names for `make grpo-verl` (checked present and finite at every step).
+GUIR1_METRICS = (
+    "critic/score/mean", "reward/format/mean", "reward/accuracy/mean", "actor/pg_loss", "actor/kl_loss",
+    "actor/entropy", "actor/grad_norm", "actor/lr", "response_length/mean", "prompt_length/mean",
+    "training/rollout_probs_diff_max", "timing_s/step", "timing_s/gen", "timing_s/old_log_prob", "timing_s/ref",
+    "timing_s/update_actor", "timing_s/update_weights")
+#: ... and docs/verl-agent.md for `make grpo-verl-agent` (its reward parts, per step).
+AGENT_METRICS = ("critic/score/mean", "actor/pg_loss", "actor/kl_loss", "actor/entropy", "actor/grad_norm",
+                 "num_turns/mean", "response_length/mean", "training/rollout_probs_diff_max", "timing_s/step",
+                 *(f"gui_agent/{part}/mean" for part in ("type", "coord", "text", "format", "success", "turns",
+                                                         "invalid", "tool_calls")))
+FAST_ARGS = ["trainer.total_training_steps=2", "trainer.save_freq=2", "actor_rollout_ref.actor.entropy_coeff=0.01",
+             "actor_rollout_ref.actor.optim.lr=1e-3"]
+
+
+def step_metrics(output: str) -> dict[int, dict[str, float]]:
+    """The metrics of each training step verl's console logger printed (``step:N - key:value - ...``)."""
+    steps: dict[int, dict[str, float]] = {}
+    for line in output.splitlines():
+        match = re.search(r"\bstep:(\d+) - (.*)$", line)
+        if not match:
+            continue
+        metrics = steps.setdefault(int(match.group(1)), {})
+        for part in match.group(2).split(" - "):
+            key, _, value = part.partition(":")
+            value = re.sub(r"^np\.\w+\((.*)\)$", r"\1", value.strip())
+            try:
+                metrics[key.strip()] = float(value)
+            except ValueError:
+                continue
+    return steps
+
+
+def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=REPO, env={**ENV, **kwargs.pop("env", {})}, capture_output=True, text=True,
+                          timeout=HANG, **kwargs)
+    return proc
+
+
+def assert_trained(proc: subprocess.CompletedProcess, names: tuple[str, ...]) -> dict[int, dict[str, float]]:
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-6000:]
+    assert "no CUDA GPU found: verl on CPU" in output
+    steps = step_metrics(output)
+    assert sorted(steps) == [1, 2], sorted(steps)
+    for step, metrics in steps.items():
+        missing = [name for name in names if name not in metrics]
+        assert not missing, (step, missing)
+        assert all(math.isfinite(metrics[name]) for name in names), {n: metrics[n] for n in names}
+        # the on-policy check: verl compares the rollout's log-probs with the actor's recomputed ones
+        assert metrics["training/rollout_probs_diff_max"] < 1e-3, metrics["training/rollout_probs_diff_max"]
+        assert metrics["actor/grad_norm"] > 0
+    return steps
+
+
+@pytest.fixture(scope="module")
+def guir1_run(tmp_path_factory):
+    from core.testing import tiny_qwen25vl_path
+
+    root = tmp_path_factory.mktemp("grpo_verl")
+    convert = run([sys.executable, "-m", "core", "data", "convert", "--from", "aitw", "--to", "verl", "--input",
+                   str(DATA / "aitz"), "--output", str(root / "export"), "--name", "aitz", "--max-pixels", "200704"])
+    assert convert.returncode == 0, convert.stderr[-3000:]
+    (root / "data").mkdir()
+    for split in ("train", "test"):
+        shutil.copy(root / "export" / "aitz.parquet", root / "data" / f"{split}.parquet")
+    args = [*FAST_ARGS, "actor_rollout_ref.rollout.n=2", "data.max_response_length=16",
+            "data.mm_processor_kwargs.min_pixels=3136", "data.mm_processor_kwargs.max_pixels=200704",
+            f"trainer.default_local_dir={root / 'ckpt'}"]
+    proc = run(["make", "grpo-verl", f"MODEL={tiny_qwen25vl_path()}", "RECIPE_MODEL=qwen2_5_vl_3b",
+                f"VERL_DATA={root / 'data'}", f"LOG_ROOT={root / 'runs'}", f"ARGS={' '.join(args)}"])
+    return proc, root
+
+
+def test_grpo_verl_trains_two_steps_on_cpu(guir1_run):
+    proc, root = guir1_run
+    steps = assert_trained(proc, GUIR1_METRICS)
+    assert steps[2]["actor/lr"] == pytest.approx(1e-3)
+    assert (root / "ckpt" / "global_step_2" / "actor").is_dir()
+
+
+def test_grpo_verl_checkpoint_merges_and_answers(guir1_run, tmp_path):
+    from transformers import AutoModelForImageTextToText
+
+    from core.testing import tiny_qwen25vl_path
+
+    proc, root = guir1_run
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    merged = tmp_path / "merged"
+    merge = run([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
+                 str(root / "ckpt" / "global_step_2" / "actor"), "--target_dir", str(merged)])
+    assert merge.returncode == 0, merge.stderr[-3000:]
+    trained = AutoModelForImageTextToText.from_pretrained(merged).state_dict()
+    start = AutoModelForImageTextToText.from_pretrained(tiny_qwen25vl_path()).state_dict()
+    assert trained.keys() == start.keys()
+    changed = [name for name in start if not torch.equal(start[name], trained[name])]
+    assert len(changed) > len(start) // 2, f"{len(changed)} of {len(start)} tensors changed"
+    out = tmp_path / "androidcontrol_high_test.jsonl"
+    infer = run([sys.executable, "-m", "core", "infer", "--backend", "hf", "--model", str(merged), "--input",
+                 str(root / "export" / "aitz.parquet"), "--output", str(out), "--device", "cpu", "--limit", "2",
+                 "--max-new-tokens", "8", "--prompt", "guir1"])
+    assert infer.returncode == 0, infer.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 and all(isinstance(row.get("response"), str) for row in rows), rows
+
+
+@pytest.fixture(scope="module")
+def agent_run(tmp_path_factory):
+    from core.testing import tiny_qwen3vl_path
+
+    root = tmp_path_factory.mktemp("grpo_verl_agent")
+    data = run(["make", "gui-agent-data", f"AGENT_DATA={root / 'data'}", "AGENT_DEMO_SAMPLES=4"])
+    assert data.returncode == 0, data.stderr[-3000:]
+    args = [*FAST_ARGS, "data.max_response_length=512", f"trainer.default_local_dir={root / 'ckpt'}"]
+    proc = run(["make", "grpo-verl-agent", "AGENT_DEVICE=cpu", f"MODEL={tiny_qwen3vl_path()}",
+                f"AGENT_DATA={root / 'data'}", f"ARGS={' '.join(args)}"])
+    return proc, root
+
+
+def test_grpo_verl_agent_trains_two_steps_on_cpu(agent_run):
+    proc, root = agent_run
+    steps = assert_trained(proc, AGENT_METRICS)
+    for metrics in steps.values():
+        assert metrics["num_turns/mean"] >= 2  # the prompt turn and at least one model turn
+        assert metrics["gui_agent/turns/mean"] >= 1 and 0 <= metrics["gui_agent/success/mean"] <= 1
+    assert (root / "ckpt" / "global_step_2" / "actor").is_dir()
+
+
+#: GRPO sign test: groups of 8 at temperature 0.03 (the tiny model's logits are small, so at 1 it samples almost
+#: uniformly over 151,936 tokens and a few steps cannot move that), lr 3e-3, no KL, 3 steps (as tests/test_grpo_trl.py).
+SIGN_STEPS = 3
+SIGN_GAIN = 0.5  # share of the distance from the first step's mean to the best possible one the later steps cover
+
+
+@pytest.fixture(scope="module")
+def sign_runs(guir1_run):
+    from core.testing import tiny_qwen25vl_path
+
+    _, root = guir1_run
+    runs = {}
+    for sign in (1, -1):
+        args = [
+            "--config-path", str(REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"), "--config-name", "config_guir1_verl",
+            f"actor_rollout_ref.model.path={tiny_qwen25vl_path()}", f"data.train_files={root / 'data' / 'train.parquet'}",
+            f"data.val_files={root / 'data' / 'test.parquet'}",
+            f"reward.custom_reward_function.path={REPO / 'tests' / 'verl_text_rewards.py'}",
+            "reward.custom_reward_function.name=compute_score", f"reward.custom_reward_function.reward_kwargs={{sign:{sign}}}",
+            "trainer.v1.trainer_mode=gui_agent",
+            "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register",
+            "--", f"trainer.total_training_steps={SIGN_STEPS}", "trainer.save_freq=-1", "trainer.test_freq=-1",
+            "data.train_batch_size=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1", "actor_rollout_ref.rollout.n=8",
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8", "actor_rollout_ref.rollout.temperature=0.03",
+            "actor_rollout_ref.actor.optim.lr=3e-3", "actor_rollout_ref.actor.use_kl_loss=False",
+            "data.max_response_length=16", "data.mm_processor_kwargs.min_pixels=3136",
+            "data.mm_processor_kwargs.max_pixels=3136", "data.shuffle=False", "actor_rollout_ref.actor.optim.weight_decay=0"]
+        runs[sign] = run(["bash", "verl/main_ppo.sh", *args])
+    return runs
+
+
+@pytest.mark.parametrize("sign", [1, -1], ids=["reward", "negated"])
+def test_verl_grpo_moves_the_mean_reward_the_way_the_reward_says(sign_runs, sign):
+    """Guards verl's advantages, response masks and reward plumbing, as the trl sign test guards grpo.py's."""
+    proc = sign_runs[sign]
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-6000:]
+    steps = step_metrics(output)
+    means = [steps[step]["reward/even_share/mean"] for step in sorted(steps)]
+    assert len(means) == SIGN_STEPS and steps[1]["critic/advantages/max"] > 0  # the first groups already disagree
+    best, later = (1.0 if sign > 0 else 0.0), sum(means[1:]) / len(means[1:])
+    assert abs(best - later) <= (1 - SIGN_GAIN) * abs(best - means[0]), means
