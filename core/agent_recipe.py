@@ -20,7 +20,6 @@ both build their conversations from them.
 from __future__ import annotations
 
 import json
-import reprlib
 import shlex
 import sys
 
@@ -36,6 +35,7 @@ from typing import Any  # noqa: E402
 
 from PIL import Image  # noqa: E402
 
+from core.console import quoted  # noqa: E402
 from core.geometry import QWEN3VL_FACTOR, smart_resize  # noqa: E402
 from core.numbers import NumberError, checked_number  # noqa: E402
 from core.rewards.gui_agent import TOOL_NAME  # noqa: E402
@@ -199,20 +199,6 @@ def tool_call_text(arguments: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------------------------- the recipe
-
-#: At most this many characters of a recipe value are quoted in an error (a YAML alias bomb, a 10 MB string).
-QUOTE_LIMIT = 80
-_QUOTER = reprlib.Repr()  # keyword arguments only from Python 3.12
-_QUOTER.maxlevel, _QUOTER.maxlist, _QUOTER.maxdict = 2, 4, 4
-_QUOTER.maxstring = _QUOTER.maxother = QUOTE_LIMIT
-
-
-def quoted(value: Any) -> str:
-    """``value``'s repr as an error quotes it: bounded in depth, items and characters (reprlib: linear in what it
-    shows, whatever a shared YAML structure expands to)."""
-    text = _QUOTER.repr(value)
-    return text if len(text) <= 2 * QUOTE_LIMIT else text[:2 * QUOTE_LIMIT] + "..."
-
 
 class AgentRecipeError(ValueError):
     """A bad recipe file or value; the message names the file and the key."""

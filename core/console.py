@@ -11,6 +11,7 @@ colour codes.  :func:`print_error` is the ``error: ...`` line of every command.
 from __future__ import annotations
 
 import re
+import reprlib
 import sys
 from typing import Any
 
@@ -31,21 +32,47 @@ def shown_text(value: Any) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if value is None else str(value))
 
 
+def _cut(text: str, limit: int) -> str:
+    head = max(1, limit * 2 // 3)
+    return f"{text[:head]}...{text[-max(1, limit - head):]}"
+
+
 def bounded(value: Any, limit: int = MAX_QUOTED) -> str:
     """``value`` as text of about ``limit`` characters at most: longer text keeps its start and end around ``...``
     and says its length (``abc...xyz (100000 characters)``), so a 100,000-character name cannot fill a screen."""
     text = "" if value is None else str(value)
     if len(text) <= limit:
         return text
-    head = max(1, limit * 2 // 3)
-    return f"{text[:head]}...{text[-max(1, limit - head):]} ({len(text)} characters)"
+    return f"{_cut(text, limit)} ({len(text)} characters)"
+
+
+class _ContainerQuoter(reprlib.Repr):
+    """reprlib's repr, bounded in depth, items and characters: linear in what it shows, so a YAML alias bomb (a
+    list shared a billion times over) or a 100,000-item list is quoted without being expanded."""
+
+    def repr_int(self, x: int, level: int) -> str:  # Python refuses to print > 4300 digits
+        return f"<an integer of {x.bit_length()} bits>" if x.bit_length() > 200 else super().repr_int(x, level)
+
+
+_QUOTER = _ContainerQuoter()  # keyword arguments only from Python 3.12
+_QUOTER.maxlevel = 3
+_QUOTER.maxlist = _QUOTER.maxtuple = _QUOTER.maxdict = _QUOTER.maxset = _QUOTER.maxfrozenset = 8
+_QUOTER.maxstring = _QUOTER.maxother = MAX_QUOTED // 2  # an item's text: the whole quote stays near the limit
+_CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
 def quoted(value: Any, limit: int = MAX_QUOTED) -> str:
     """``repr(value)`` bounded by :func:`bounded`: how every error message quotes a value a user or a file gave
-    (an unknown name, a wrong value). An integer too long for ``repr`` is named by its size."""
+    (an unknown name, a wrong value). An integer too long for ``repr`` is named by its size; a list, tuple, dict or
+    set shows its first items, a few levels deep (:class:`_ContainerQuoter`), and how many it has when any is left out."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, _CONTAINERS):
+        text = _QUOTER.repr(value)
+        if len(text) <= limit and len(value) <= _QUOTER.maxlist:  # shown whole
+            return text
+        items = f"{len(value)} item{'' if len(value) == 1 else 's'}"
+        return f"{_cut(text, limit) if len(text) > limit else text} ({items})"
     return bounded(repr(value), limit)
 
 

@@ -34,6 +34,7 @@ def pred(tmp_path):
     ["score", "--reward", "r1gui", "--mode", NAME, "--input", "{pred}", "--output", "{tmp}/s.jsonl"],
     ["score", "--input", NAME, "--output", "{tmp}/s.jsonl"],  # click's own "does not exist"
     ["eval", "--predictions", "{pred}", "--benchmark", NAME],
+    ["eval", "--predictions", NAME, "--benchmark", "screenspot"],  # OSError "File name too long": one line
     ["eval", "--predictions", "{pred}", "--benchmark", "screenspot", "--preset", NAME],
     ["eval", "--predictions", "{pred}", "--benchmark", "screenspot", "--mode", NAME],
     ["infer", "--backend", NAME, "--model", "m", "--input", "{pred}", "--output", "{tmp}/i.json"],  # click's choice
@@ -59,4 +60,21 @@ def test_bounded_keeps_start_end_and_length():
     text = quoted(NAME)
     assert text.startswith("'Sxxx") and "xxE' (100002 characters)" in text and len(text) < 200
     assert quoted(10**400) == "an integer of 1329 bits"
+    assert quoted([1, "a"]) == "[1, 'a']" and quoted({"a": [10**400]}) == "{'a': [<an integer of 1329 bits>]}"
+    bomb = ["lol"] * 9
+    for _ in range(30):  # a YAML alias bomb: 9**31 items if expanded
+        bomb = [bomb] * 9
+    assert quoted(bomb).endswith("(9 items)") and len(quoted(bomb)) < 200
+    assert len(quoted([NAME] * 3)) < 200 and quoted(list(range(10**5))).endswith(" (100000 items)")
     assert len(bounded("y" * 10**6, MAX_ERROR_CHARS)) < MAX_ERROR_CHARS + 40
+
+
+def test_a_50000_times_repeated_family_is_one_bounded_line(tmp_path):
+    """`world export --families` with one name 50,000 times: the repeat check is linear (it counted each name
+    over the whole list) and the error quotes the value bounded."""
+    res = runner.invoke(app, ["world", "export", "--families", ",".join(["calculator"] * 50_000),
+                              "--output", str(tmp_path / "w")])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output[:2000]
+    assert len(res.output) < 1_000, len(res.output)
+    assert "names 'calculator' more than once" in res.output and "(550001 characters)" in res.output
+    assert not (tmp_path / "w").exists()

@@ -63,6 +63,10 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, pres
         result = score_records(records, benchmark, mode, max_failures=max_failures)
     except (PredictionFileError, ValueError) as e:
         _fail(str(e))
+    except OSError as e:  # a prediction path too long, unreadable, a folder: one line naming it (bounded)
+        from core.outputs import error_line
+
+        _fail(error_line(e))
     data = {"predictions": [p.name for p in paths], "inputs": list(inputs)}
     if preset is not None:
         data["preset"] = preset

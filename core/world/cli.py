@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from core.console import quoted
+from core.console import bounded, quoted
 
 if TYPE_CHECKING:
     from core.outputs import FolderFiles
@@ -30,11 +30,11 @@ def selection(value: str, option: str) -> list[str]:
     ``","``) or names a value twice (each row would be written twice, with the same ids)."""
     chosen = [v.strip() for v in value.split(",") if v.strip()]
     if not chosen:
-        raise ValueError(f"{option} {value!r} selects nothing; give one or more comma-separated values")
-    repeated = sorted({v for v in chosen if chosen.count(v) > 1})
+        raise ValueError(f"{option} {quoted(value)} selects nothing; give one or more comma-separated values")
+    repeated = sorted(v for v, count in Counter(chosen).items() if count > 1)  # linear: 50,000 names are quick
     if repeated:
-        raise ValueError(f"{option} {value!r} names {', '.join(map(repr, repeated))} more than once; give each "
-                         "value once")
+        raise ValueError(f"{option} {quoted(value)} names {bounded(', '.join(map(repr, repeated)))} more than once; "
+                         "give each value once")
     return chosen
 
 
