@@ -18,3 +18,8 @@ bench-eval: $(VENVS)/rl/.ready
 
 bench-world: $(VENVS)/rl/.ready
 	$(RL)/python bench/world.py $(call qwords,$(BENCH_ARGS))
+
+# verl on this machine: seconds per step and where a step goes, both verl recipes (about 10 minutes on 2 cores).
+.PHONY: bench-verl
+bench-verl: $(VENVS)/rl/.ready
+	$(RL)/python bench/verl_step.py $(call qwords,$(BENCH_ARGS))

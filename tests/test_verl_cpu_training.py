@@ -155,9 +155,10 @@ def agent_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("grpo_verl_agent")
     data = run(["make", "gui-agent-data", f"AGENT_DATA={root / 'data'}", "AGENT_DEMO_SAMPLES=4"])
     assert data.returncode == 0, data.stderr[-3000:]
-    args = [*FAST_ARGS, "data.max_response_length=512", f"trainer.default_local_dir={root / 'ckpt'}"]
+    args = [*FAST_ARGS, "data.max_response_length=128", f"trainer.default_local_dir={root / 'ckpt'}"]
     proc = run(["make", "grpo-verl-agent", "AGENT_DEVICE=cpu", f"MODEL={tiny_qwen3vl_path()}",
-                f"AGENT_DATA={root / 'data'}", f"ARGS={' '.join(args)}"])
+                f"AGENT_DATA={root / 'data'}", f"ARGS={' '.join(args)}"],
+               env={"TRAIN_BATCH_SIZE": "1", "PPO_MINI_BATCH_SIZE": "1"})  # one group of 2 episodes a step
     return proc, root
 
 

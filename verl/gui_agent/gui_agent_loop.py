@@ -95,6 +95,7 @@ class _Episode:
     turns: list[TurnScore]
     metrics: dict[str, Any]
     feedback: dict[int, str]
+    server_fields: dict[str, Any]  # the server's extra fields (weight versions min/max_global_steps), as verl's loop
     ended_by: str = ""
     last_text: str = ""
 
@@ -123,7 +124,7 @@ class GUIAgentLoop(AgentLoopBase):
         mm = await self.process_multi_modal_info(messages)
         ep = _Episode(messages=messages, images=list(mm.get("images") or []), instance_id="",
                       request_id=uuid4().hex, prompt_ids=[], response_mask=[], response_logprobs=[], turn_texts=[],
-                      turns=[], metrics={}, feedback={})
+                      turns=[], metrics={}, feedback={}, server_fields={})
         error = None
         try:
             ep.instance_id, _ = await self.tool.create(
@@ -154,6 +155,10 @@ class GUIAgentLoop(AgentLoopBase):
             output = await self.server_manager.generate(request_id=ep.request_id, prompt_ids=ep.prompt_ids,
                                                         sampling_params=sampling_params,
                                                         image_data=ep.images or None)
+        if not ep.server_fields:  # the first turn's fields; later turns move the newest weight version only
+            ep.server_fields.update(output.extra_fields)
+        elif output.extra_fields.get("max_global_steps") is not None:
+            ep.server_fields["max_global_steps"] = output.extra_fields["max_global_steps"]
         if not output.log_probs:
             ep.response_logprobs = None  # one turn without log-probs: the episode has none (verl recomputes)
         merge, ep.response_mask, logprobs = await self.ct_merge_assistant_token(
@@ -227,9 +232,8 @@ class GUIAgentLoop(AgentLoopBase):
             reward_score=reward,
             num_turns=len(ep.messages),
             metrics=AgentLoopMetrics(**{k: v for k, v in ep.metrics.items() if k in AgentLoopMetrics.model_fields}),
-            extra_fields={"reward_extra_info": parts, "turn_texts": ep.turn_texts, "feedback": ep.feedback,
-                          "ended_by": ep.ended_by,
-                          "episode": episode_row, "error": error},
+            extra_fields={**ep.server_fields, "reward_extra_info": parts, "turn_texts": ep.turn_texts,
+                          "feedback": ep.feedback, "ended_by": ep.ended_by, "episode": episode_row, "error": error},
         )
 
 
