@@ -129,7 +129,7 @@ def test_make_grpo_verl_runs_the_models_recipe_with_the_logger_switch():
     assert f"--config-path={REPO}/recipes/qwen2_5_vl_7b/grpo/" in out and "--config-name=config_guir1_verl" in out
     assert "'trainer.logger=[console]'" in out and "trainer.experiment_name=qwen2_5_vl_7b_guir1_verl" in out
     check = "-m core.recipes check-reward recipes/qwen2_5_vl_7b/grpo/config_guir1_verl.yaml"
-    assert check in out and out.index(check) < out.index("verl.trainer.main_ppo")  # reward options before training
+    assert check in out and out.index(check) < out.index("verl/main_ppo.sh")  # reward options before training
     out = _make_dry_run("grpo-verl", "LOGGER=tensorboard")
     assert "recipes/qwen2_5_vl_3b/grpo/" in out and "'trainer.logger=[console,tensorboard]'" in out
     assert "TENSORBOARD_DIR=runs/qwen2_5_vl_3b_guir1_verl" in out
@@ -306,9 +306,11 @@ def test_make_data_exports_at_the_recipes_bounds(tmp_path):
     assert proc.returncode == 2 and "none.yaml: recipe file not found" in proc.stderr + proc.stdout
 
 
-def test_make_grpo_verl_dry_run_uses_the_same_arguments_without_vllm():
+def test_make_grpo_verl_dry_run_uses_the_same_arguments():
+    """DRY_RUN=1 hands verl/main_ppo.sh (the launcher) exactly the arguments of the real launch; the launcher then
+    runs verl/dry_run.py instead of verl's trainer."""
     run = _make_dry_run("grpo-verl", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct")
     dry = _make_dry_run("grpo-verl", "MODEL=Qwen/Qwen2.5-VL-7B-Instruct", "DRY_RUN=1")
-    assert "import vllm" in run and "import vllm" not in dry
-    assert "-m verl.trainer.main_ppo --config-path=" in run and "verl/dry_run.py --config-path=" in dry
+    assert "DRY_RUN='' " in run and "DRY_RUN=1 " in dry
+    assert "verl/main_ppo.sh --config-path=" in run and "verl/main_ppo.sh --config-path=" in dry
     assert run.split("--config-path=", 1)[1] == dry.split("--config-path=", 1)[1]  # the same recipe and overrides

@@ -171,3 +171,16 @@ def test_verls_registries_find_the_plugins():
     assert RolloutReplicaRegistry.get("hf") is verl_hf_rollout.HFReplica
     assert get_rollout_class("hf", "async") is verl_hf_rollout.HFServerAdapter
     assert "cpu" in EngineRegistry._engines["language_model"]["fsdp2"]
+
+
+def test_stop_token_ids_and_stop_strings_end_the_answer_where_vllm_would(server, image_prompt):
+    prompt_ids, image = image_prompt
+    torch.manual_seed(3)
+    free, _ = generate(server, prompt_ids, image, temperature=0, max_tokens=8)
+    stop_at = free[3]
+    stopped, logprobs = generate(server, prompt_ids, image, temperature=0, max_tokens=8, stop_token_ids=[stop_at])
+    assert stopped == free[:free.index(stop_at) + 1] and len(logprobs) == len(stopped)  # the stop token is kept
+    text = server.tokenizer.decode(free[2:4])
+    by_text, _ = generate(server, prompt_ids, image, temperature=0, max_tokens=8, stop=text)
+    assert len(by_text) < len(free) and by_text == free[:len(by_text)]
+    assert text in server.tokenizer.decode(by_text)

@@ -260,7 +260,12 @@ def dry_run(argv: list[str]) -> dict[str, Any]:
         "n_gpus": f"{cfg.trainer.n_gpus_per_node} x {cfg.trainer.nnodes} node(s), device {cfg.trainer.device}",
     }
     for key in ("train_files", "val_files"):
-        report[key] = f"{cfg.data[key]} " + str(load_split(cfg, key, tokenizer, processor))
+        split = load_split(cfg, key, tokenizer, processor)
+        report[key] = f"{cfg.data[key]} " + str(split)
+        if key == "train_files" and split["rows"] < int(cfg.data.train_batch_size):
+            report["warning"] = (f"data.train_batch_size {cfg.data.train_batch_size} is more than the "
+                                 f"{split['rows']} rows of data.train_files: verl's dataloader drops the last "
+                                 "incomplete batch, so no training step would run; lower data.train_batch_size")
     report.update(load_agent_parts(cfg))
     return report
 

@@ -10,7 +10,9 @@
 # a device (else verl detects it). Rollout backend: ROLLOUT_ENGINE (vllm | sglang | hf) or, when unset, `hf` (transformers,
 # verl/plugins/verl_hf_rollout.py) on the CPU or where vLLM is not installed, else vllm. Both plugins are put on
 # PYTHONPATH and named in VERL_USE_EXTERNAL_MODULES, so every verl process (Ray workers too) registers them.
-# WHO names the caller in the one-line notes (default: verl).
+# With DRY_RUN=1 nothing is picked for this machine (the launch is checked as it would run on a GPU machine: vLLM,
+# no CPU settings) unless VERL_PLATFORM / ROLLOUT_ENGINE are given. WHO names the caller in the one-line
+# notes (default: verl).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,17 +27,23 @@ for arg in "$@"; do
   if [[ $seen_separator == 1 ]]; then user_args+=("$arg"); else recipe_args+=("$arg"); fi
 done
 
-if [[ -z "${VERL_PLATFORM:-}" ]]; then
-  if nvidia-smi -L >/dev/null 2>&1 || npu-smi info >/dev/null 2>&1; then VERL_PLATFORM=""; else VERL_PLATFORM=cpu; fi
-fi
-if [[ -z "${ROLLOUT_ENGINE:-}" ]]; then
-  if [[ "$VERL_PLATFORM" == cpu ]]; then
-    ROLLOUT_ENGINE=hf
-  elif "$PYTHON" -c "import vllm" >/dev/null 2>&1; then
-    ROLLOUT_ENGINE=vllm
-  else
-    ROLLOUT_ENGINE=hf
-    echo "$WHO: vLLM is not installed: rollouts with transformers (ROLLOUT_ENGINE=hf; make setup-gpu installs vLLM)"
+if [[ "${DRY_RUN:-0}" == 1 ]]; then
+  # the launch is checked as it would run on its target machine (a GPU with vLLM), not adapted to this one
+  VERL_PLATFORM=${VERL_PLATFORM:-}
+  ROLLOUT_ENGINE=${ROLLOUT_ENGINE:-vllm}
+else
+  if [[ -z "${VERL_PLATFORM:-}" ]]; then
+    if nvidia-smi -L >/dev/null 2>&1 || npu-smi info >/dev/null 2>&1; then VERL_PLATFORM=""; else VERL_PLATFORM=cpu; fi
+  fi
+  if [[ -z "${ROLLOUT_ENGINE:-}" ]]; then
+    if [[ "$VERL_PLATFORM" == cpu ]]; then
+      ROLLOUT_ENGINE=hf
+    elif "$PYTHON" -c "import vllm" >/dev/null 2>&1; then
+      ROLLOUT_ENGINE=vllm
+    else
+      ROLLOUT_ENGINE=hf
+      echo "$WHO: vLLM is not installed: rollouts with transformers (ROLLOUT_ENGINE=hf; make setup-gpu installs vLLM)"
+    fi
   fi
 fi
 case "$ROLLOUT_ENGINE" in

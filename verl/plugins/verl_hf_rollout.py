@@ -20,7 +20,8 @@ How it works, in verl's hybrid (colocated) mode:
 - :meth:`HFRolloutServer.generate` is verl's token-in-token-out call (``prompt_ids``, ``sampling_params``,
   ``image_data``): one ``model.generate`` per request, requests served one at a time. It takes the sampling
   parameters verl passes (``temperature`` (0 = greedy), ``top_p``, ``top_k`` (-1 or 0 = off), ``max_tokens`` /
-  ``max_new_tokens``, ``stop``, ``stop_token_ids``, ``repetition_penalty``, ``seed``, ``logprobs``) and Qwen2.5-VL
+  ``max_new_tokens``, ``stop`` (matched on the generated text, as vLLM does), ``stop_token_ids`` (kept as the
+  answer's last token), ``repetition_penalty``, ``seed``, ``logprobs``) and Qwen2.5-VL
   and Qwen3-VL images (the prompt already holds the expanded image tokens; the image processor gives the pixels
   and grid). Log-probs are vLLM's default ``processed_logprobs``: the log-softmax of the logits after temperature,
   top-k and top-p, i.e. exactly what verl's actor recomputes when top-k/top-p are off.
@@ -72,6 +73,18 @@ def processed_logprobs(scores: torch.Tensor, tokens: torch.Tensor) -> list[float
     tokens are -inf), ``tokens``: (steps,) the sampled ids."""
     logp = torch.log_softmax(scores.float(), dim=-1)
     return logp.gather(-1, tokens.view(-1, 1)).view(-1).tolist()
+
+
+class StopOnText:
+    """A transformers stopping criterion: stop once the GENERATED text holds any of ``stops`` (vLLM's rule;
+    transformers' own ``stop_strings`` also match across the end of the prompt)."""
+
+    def __init__(self, tokenizer, prompt_len: int, stops: list[str]):
+        self.tokenizer, self.prompt_len, self.stops = tokenizer, prompt_len, stops
+
+    def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.Tensor:
+        text = self.tokenizer.decode(input_ids[0, self.prompt_len:], skip_special_tokens=False)
+        return torch.tensor([any(stop in text for stop in self.stops)], device=input_ids.device)
 
 
 class HFRolloutServer:
@@ -203,7 +216,8 @@ class HFRolloutServer:
         top_k = max(int(params.get("top_k") or 0), 0)  # verl: -1 = off; transformers: 0 = off
         top_p = float(params.get("top_p", 1.0))
         eos = sorted({*self.eos_token_ids, *map(int, params.get("stop_token_ids") or [])})
-        stop = params.get("stop") or None
+        stop = params.get("stop") or []
+        stop = [stop] if isinstance(stop, str) else list(stop)
         if params.get("seed") is not None:
             torch.manual_seed(int(params["seed"]))
         sample = temperature > 0
@@ -212,11 +226,12 @@ class HFRolloutServer:
             do_sample=sample, temperature=temperature if sample else 1.0, top_k=top_k if sample else 0,
             top_p=top_p if sample else 1.0, repetition_penalty=float(params.get("repetition_penalty", 1.0)),
             max_new_tokens=max_new, eos_token_id=eos, pad_token_id=self.tokenizer.pad_token_id or eos[0],
-            stop_strings=[stop] if isinstance(stop, str) else stop, return_dict_in_generate=True,
-            output_scores=bool(params.get("logprobs")))
+            return_dict_in_generate=True, output_scores=bool(params.get("logprobs")))
         input_ids = torch.tensor([prompt_ids], device=self.device)
         out = self.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
-                                  generation_config=generation, tokenizer=self.tokenizer,
+                                  generation_config=generation,
+                                  stopping_criteria=[StopOnText(self.tokenizer, len(prompt_ids), stop)] if stop
+                                  else None,
                                   **self._vision_inputs(prompt_ids, images))
         tokens = out.sequences[0, len(prompt_ids):]
         log_probs = None
