@@ -4,6 +4,12 @@ VENVS := .venvs
 BASE := $(VENVS)/base/bin
 RL := $(VENVS)/rl/bin
 LF := $(VENVS)/llamafactory/bin
+# The environments' folders are fixed (scripts/make_env.sh creates them in .venvs/): a value given on the command
+# line is refused here, before any recipe, so none reaches a shell (docs/reliability.md, "Make variables").
+ifneq ($(VENVS)|$(BASE)|$(RL)|$(LF),.venvs|.venvs/base/bin|.venvs/rl/bin|.venvs/llamafactory/bin)
+$(error VENVS, BASE, RL and LF are fixed (.venvs, .venvs/<env>/bin: scripts/make_env.sh creates the environments \
+	there), got "$(VENVS)", "$(BASE)", "$(RL)", "$(LF)")
+endif
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
@@ -51,10 +57,10 @@ $(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lo
 	bash scripts/make_env.sh $*
 
 test: setup
-	$(RL)/python -m pytest $(PYTEST_ARGS)
+	$(RL)/python -m pytest $(call qwords,$(PYTEST_ARGS))
 
 test-fast: setup
-	$(RL)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(RL)/python -m pytest -m "not slow" $(call qwords,$(PYTEST_ARGS))
 
 lint: $(VENVS)/rl/.ready
 	$(RL)/ruff check core tests bench

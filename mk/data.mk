@@ -63,7 +63,9 @@ else
 data: data-convert
 endif
 
-_CONVERT = $(RL)/python -m core data convert --from guir1 $(call qwords,$(DATA_PIXELS)) --workers $(call q,$(DATA_WORKERS)) \
+# DATA_RECIPE is a path: one quoted word (a DATA_PIXELS given by the user is a word list).
+_DATA_PIXELS_OPT = $(if $(filter file,$(origin DATA_PIXELS)),--recipe $(call q,$(DATA_RECIPE)),$(call qwords,$(DATA_PIXELS)))
+_CONVERT = $(RL)/python -m core data convert --from guir1 $(_DATA_PIXELS_OPT) --workers $(call q,$(DATA_WORKERS)) \
 	$(call qwords,$(DATA_ARGS))
 
 # Output folder and name of each target (verl keeps GUI-R1's train/test file names inside one folder).

@@ -5,16 +5,17 @@
 #   make setup-gpu-check   the same installs through pip's resolver as a dry run (no install; any machine with PyPI
 #                          access); pip's reports land in $(GPU_WORK)/ and the key versions are printed
 GPU_WORK ?= outputs/setup-gpu
+# GPU_WORK is a path: every recipe line quotes it ($(call q,...), mk/shell.mk).
 # rl.in without its CPU torch pins (requirements/gpu-rl.txt pins vLLM's)
 _GPU_RL_IN = $(GPU_WORK)/rl.in
-_GPU_RL = -c requirements/gpu-rl.lock.txt -r $(_GPU_RL_IN) -r requirements/gpu-rl.txt
+_GPU_RL = -c requirements/gpu-rl.lock.txt -r $(call q,$(_GPU_RL_IN)) -r requirements/gpu-rl.txt
 _GPU_LF = -c requirements/llamafactory.lock.txt -r requirements/llamafactory.in -r requirements/gpu-llamafactory.txt
 
 .PHONY: setup-gpu setup-gpu-check _gpu-inputs
 
 _gpu-inputs:
-	@mkdir -p $(GPU_WORK)
-	@grep -v -E '^(torch|torchvision)==' requirements/rl.in > $(_GPU_RL_IN)
+	@mkdir -p $(call q,$(GPU_WORK))
+	@grep -v -E '^(torch|torchvision)==' requirements/rl.in > $(call q,$(_GPU_RL_IN))
 
 # The GPU check comes first, before `make setup` (which this runs) can start building anything.
 setup-gpu:
@@ -28,10 +29,10 @@ setup-gpu:
 	$(LF)/pip check
 
 setup-gpu-check: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready _gpu-inputs
-	$(RL)/pip install --dry-run --ignore-installed --quiet --report $(GPU_WORK)/rl.report.json $(_GPU_RL)
-	$(LF)/pip install --dry-run --ignore-installed --quiet --report $(GPU_WORK)/llamafactory.report.json $(_GPU_LF)
+	$(RL)/pip install --dry-run --ignore-installed --quiet --report $(call q,$(GPU_WORK)/rl.report.json) $(_GPU_RL)
+	$(LF)/pip install --dry-run --ignore-installed --quiet --report $(call q,$(GPU_WORK)/llamafactory.report.json) $(_GPU_LF)
 	@$(RL)/python -c "import json, sys; \
 	  [print(f, ' '.join(sorted(i['metadata']['name'] + '==' + i['metadata']['version'] for i in json.load(open(f))['install'] \
 	   if i['metadata']['name'] in ('vllm', 'torch', 'torchvision', 'transformers', 'deepspeed', 'verl', 'ms_swift', 'trl', 'llamafactory')))) \
-	   for f in sys.argv[1:]]" $(GPU_WORK)/rl.report.json $(GPU_WORK)/llamafactory.report.json
+	   for f in sys.argv[1:]]" $(call q,$(GPU_WORK)/rl.report.json) $(call q,$(GPU_WORK)/llamafactory.report.json)
 	@echo "resolved (dry run); flash-attn ($$(grep -v '^#' requirements/gpu-rl-build.txt)) is built on the GPU machine, after torch"

@@ -41,4 +41,4 @@ infer-one: $(VENVS)/rl/.ready
 
 test-inference: $(VENVS)/rl/.ready
 	$(RL)/python -m pytest tests/test_inference_requests.py tests/test_inference_vllm.py \
-	  tests/test_inference_e2e.py tests/test_inference_openai.py $(PYTEST_ARGS)
+	  tests/test_inference_e2e.py tests/test_inference_openai.py $(call qwords,$(PYTEST_ARGS))

@@ -2,4 +2,4 @@
 .PHONY: bench-parsers
 
 bench-parsers: $(VENVS)/rl/.ready
-	$(RL)/python bench/parsers.py $(BENCH_ARGS)
+	$(RL)/python bench/parsers.py $(call qwords,$(BENCH_ARGS))

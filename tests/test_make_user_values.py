@@ -5,6 +5,7 @@ file; names are refused by make itself, before anything runs."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -23,7 +24,8 @@ TARGETS = {
     "download-model": ["MODEL"],
     "gui-agent-data": ["AGENT_RECIPE", "AGENT_DATA", "AGENT_DEMO_SAMPLES"],
     "grpo-verl-agent": ["MODEL", "AGENT_DATA", "AGENT_RECIPE", "DRY_RUN", "ARGS"],
-    "data": ["GUIR1_DIR", "DATA_ROOT", "LF_DATA_DIR", "DATA_TARGETS", "DATA_RECIPE", "DATA_WORKERS", "DATA_ARGS"],
+    "data": ["GUIR1_DIR", "DATA_ROOT", "LF_DATA_DIR", "DATA_TARGETS", "DATA_RECIPE", "DATA_WORKERS", "DATA_ARGS",
+             "DATA_PIXELS"],
     "data-convert": ["DATA_INPUT", "DATA_FROM", "DATA_OUT", "DATA_IMAGES", "DATA_TARGETS", "DATA_ARGS"],
     "data-inspect": ["DATA_INPUT", "DATA_FROM", "DATA_IMAGES"],
     "data-download": ["GUIR1_DIR", "HFD_ARGS"],
@@ -32,17 +34,68 @@ TARGETS = {
     "eval": ["PRED_DIR", "EVAL_OUT", "EVAL_MODES", "EVAL_BENCHMARK"],
     "bench-eval": ["BENCH_ARGS"],
     "demo": ["DEMO_OUT", "SHARED_DATA", "DEMO_ARGS"],
+    "test": ["PYTEST_ARGS"],
+    "test-fast": ["PYTEST_ARGS"],
+    "test-inference": ["PYTEST_ARGS"],
+    "setup-web": ["CHROMIUM", "CHROMEDRIVER"],
+    "setup-gpu": ["GPU_WORK"],
+    "setup-gpu-check": ["GPU_WORK"],
+    "bench-miniwob": ["BENCH_ARGS"],
+    "bench-parsers": ["BENCH_ARGS"],
 }
+#: Word lists (mk/shell.mk qwords): split at whitespace, each word one quoted argument.
+WORD_LISTS = {"ARGS", "BENCH_ARGS", "DATA_ARGS", "DATA_INPUT", "DATA_PIXELS", "DATA_TARGETS", "DEMO_ARGS", "HFD_ARGS", "INFER_ARGS",
+              "PYTEST_ARGS"}
+#: Targets whose recipes take no user value: only the fixed environment folders (VENVS, RL...), refused when set.
+NO_VALUES = ["docs", "lint"]
 #: Values make itself checks (names): refused with one line, exit 2, whatever they hold.
 NAMES = {"DATASET": ["sft-llamafactory", "data"], "SWIFT_TUNER": ["sft-swift"],
          "LOGGER": ["grpo-verl", "grpo-trl", "grpo-swift", "sft-llamafactory", "sft-swift", "grpo-verl-agent"],
          "AGENT_DEVICE": ["grpo-verl-agent"]}
-SKIP_ENVS = ["-o", ".venvs/rl/.ready", "-o", ".venvs/llamafactory/.ready"]
+SKIP_ENVS = ["-o", ".venvs/rl/.ready", "-o", ".venvs/llamafactory/.ready", "-o", ".venvs/base/.ready"]
 
 
 def make(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
     return subprocess.run(["make", "-s", *SKIP_ENVS, *args], cwd=REPO, capture_output=True, text=True,
                           timeout=timeout, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def q(word: str) -> str:
+    """mk/shell.mk's q: bare when safe, else single-quoted with each ' written '\\''."""
+    return word if re.fullmatch(r"[A-Za-z0-9_@%+=:,./-]+", word) else "'" + word.replace("'", "'\\''") + "'"
+
+
+def unquoted(text: str, word: str) -> list[int]:
+    """Where ``word`` stands in the shell ``text`` outside single quotes: what bash would read as code, not as
+    text. Double quotes are followed (a ' inside them quotes nothing), and so is ``$(...)`` inside them (quotes
+    count again there); a backslash escapes the next character outside single quotes."""
+    found, stack, i = [], ["top"], 0  # top (also inside $(...)), dq, sq
+    while i < len(text):
+        state, c = stack[-1], text[i]
+        if text.startswith(word, i) and state != "sq":
+            found.append(i)
+        if state == "sq":
+            if c == "'":
+                stack.pop()
+        elif c == "\\":
+            i += 1
+        elif state == "dq" and c == '"':
+            stack.pop()
+        elif state == "dq" and text.startswith("$(", i):
+            stack.append("cmd")
+            i += 1
+        elif state != "dq" and c in "'\"":
+            stack.append("sq" if c == "'" else "dq")
+        elif state == "cmd" and c == ")":
+            stack.pop()
+        i += 1
+    return found
+
+
+def test_the_quote_checker_sees_code():
+    assert len(unquoted("echo 'a touch' \"b 'touch'\" touch", "touch")) == 2  # in "...", ' quotes nothing
+    assert len(unquoted("x \"$(echo 'touch') touch\" 'x'\\''touch'", "touch")) == 1  # $(...) quotes again
+    assert unquoted("echo x'\\'' touch' 'a\"b touch'", "touch") == []
 
 
 def needs(target: str) -> list[str]:
@@ -62,6 +115,42 @@ def test_make_n_never_evaluates_a_hostile_value(target, value, tmp_path):
         assert not pwned.exists(), (target, var, r.stdout)
         assert r.returncode == 0, (target, var, r.stderr)
         assert "touch" in r.stdout or var in ("RECIPE_MODEL",), (target, var)  # the value did reach a command
+        shown = r.stdout
+        if var in WORD_LISTS:  # each word one argument, quoted (or the whole list one quoted word: infer)
+            shown = shown.replace(" ".join(map(q, hostile.replace("$$", "$").split())), "WORDS")
+        assert not unquoted(shown, "touch"), (target, var, shown)  # the value is only quoted text
+
+
+def test_default_values_give_the_same_commands():
+    """CI runs `make setup-web && make test`: with no value given their commands are the ones they always were."""
+    assert make("-n", "test").stdout.splitlines()[-1] == ".venvs/rl/bin/python -m pytest "
+    assert make("-n", "test-fast").stdout.splitlines()[-1] == '.venvs/rl/bin/python -m pytest -m "not slow" '
+    web = make("-n", "setup-web").stdout
+    for line in ("if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \\",
+                 ".venvs/rl/bin/pip install -q --disable-pip-version-check -c requirements/rl.lock.txt "
+                 "-c requirements/web.lock.txt -r requirements/web.in",
+                 "browser=$(/usr/bin/chromium --version 2>/dev/null | grep -oE '[0-9]+\\.[0-9.]+' | head -1); \\",
+                 "driver=$(/usr/bin/chromedriver --version 2>/dev/null | grep -oE '[0-9]+\\.[0-9.]+' | head -1); \\"):
+        assert line in web.splitlines(), line
+    echo = next(x for x in web.splitlines() if "is missing" in x).split(">&2")[0]
+    said = subprocess.run(["bash", "-c", echo], capture_output=True, text=True, check=True).stdout
+    assert said == "setup-web: /usr/bin/chromium or /usr/bin/chromedriver is missing and installing them needs root;" \
+                   " run:\n"
+    assert make("-n", "test", "PYTEST_ARGS=-x -k parsers").stdout.splitlines()[-1] == \
+        ".venvs/rl/bin/python -m pytest -x -k parsers"
+
+
+@pytest.mark.parametrize("var", ["VENVS", "RL", "LF", "BASE"])
+@pytest.mark.parametrize("target", [*NO_VALUES, "test", "setup-web", "setup-gpu-check"])
+def test_the_environment_folders_cannot_be_set(target, var, tmp_path):
+    """docs, lint (and every target) put only the environments' folders on their command lines: fixed, so a
+    value given for one stops make in one line before anything runs."""
+    pwned = tmp_path / "pwned"
+    for value in HOSTILE[:4]:
+        r = make("-n", target, f"{var}={value.format(p=pwned)}")
+        assert r.returncode == 2 and r.stdout == "" and not pwned.exists(), (target, var, r.stdout)
+        assert "VENVS, BASE, RL and LF are fixed" in r.stderr and r.stderr.count("\n") == 1
+    assert make("-n", target, "VENVS=.venvs").returncode == 0
 
 
 @pytest.mark.parametrize("target", ["download-model", "grpo-trl", "grpo-swift", "sft-llamafactory", "sft-swift",
