@@ -6,6 +6,8 @@
   manifest ``.<command>.files.json`` (:class:`FolderFiles` adds each name before the file is written). A file
   the command may write (its name patterns) that exists is refused; ``--overwrite`` removes exactly the files of
   the manifest, never another, and a matching file the manifest does not list is refused even then.
+- :func:`refuse_foreign_json`: a JSON file a rerun rewrites (a resumed ``rollout``'s ``--json`` summary) is
+  replaced without ``--overwrite`` only when its content shows this command wrote it for this run.
 - :func:`refuse_output_inside_input`: an output folder inside an input folder (paths resolved, links followed)
   is refused, since a rerun would read the output back as input.
 - :func:`resumable_output`: a job that appends to its output (``infer``, ``rollout``, ``data convert``) resumes
@@ -61,6 +63,36 @@ def refuse_existing(path: str | Path, *, overwrite: bool, option: str = "--outpu
     if path.exists() and not overwrite:
         raise ValueError(f"{option} {path} already exists; pass --overwrite to replace it (or choose another "
                          f"{option})")
+
+
+#: A JSON file larger than this is never read back to see whose it is (a command's summary is far smaller).
+MAX_OWN_JSON_BYTES = 64 * 2**20
+
+
+def refuse_foreign_json(path: str | Path, *, overwrite: bool, option: str, command: str, own_fields: Sequence[str],
+                        belongs: Callable[[Mapping[str, Any]], str | None]) -> None:
+    """A JSON file that a rerun rewrites (a resumed ``rollout``'s ``--json`` summary) is replaced without
+    ``overwrite`` only when its content shows this command wrote it for this run: a JSON object with every one
+    of ``own_fields`` for which ``belongs(document)`` finds nothing wrong (it returns the reason it is another
+    run's, else None). Anything else there (an unrelated file, another run's summary) is refused, naming why;
+    ``overwrite`` replaces it. A folder in its place is refused as :func:`refuse_existing` refuses it."""
+    path = Path(path)
+    refuse_existing(path, overwrite=True, option=option)
+    if overwrite or not path.exists():
+        return
+    reason = None
+    try:
+        if path.stat().st_size > MAX_OWN_JSON_BYTES:
+            raise ValueError
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON, too large
+        reason = "not a readable JSON document"
+    else:
+        missing = [f for f in own_fields if not isinstance(doc, dict) or f not in doc]
+        reason = (f"it lacks its fields {', '.join(missing)}" if missing else belongs(doc))
+    if reason:
+        raise ValueError(f"{option} {bounded(path, MAX_PATH_SHOWN)} exists but was not written by this {command} "
+                         f"run ({reason}); pass --overwrite to replace it, or choose another {option}")
 
 
 def refuse_output_inside_input(output: str | Path, input_path: str | Path, *, option: str = "--output",
@@ -382,6 +414,6 @@ def user_errors(prefix: str = "") -> Iterator[None]:
 
 
 __all__ = ["FolderFiles", "LegacyRows", "OptionsChanged", "as_folder_files", "check_folder", "claim_folder",
-           "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_foreign_output",
+           "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_foreign_json", "refuse_foreign_output",
            "refuse_output_inside_input",
            "resumable_output", "run_record_path", "user_errors"]

@@ -78,3 +78,23 @@ def test_a_50000_times_repeated_family_is_one_bounded_line(tmp_path):
     assert len(res.output) < 1_000, len(res.output)
     assert "names 'calculator' more than once" in res.output and "(550001 characters)" in res.output
     assert not (tmp_path / "w").exists()
+
+
+def test_a_4000_character_prediction_path_is_one_bounded_line(tmp_path):
+    """`eval --predictions` with a path of ~4,000 characters that does not exist (short parts: no "File name too
+    long", so the prediction reader's own "no such file" answers): the path is shown by its start and end."""
+    path = f"{tmp_path}/" + "d/" * 1_900 + "end_screenspot_test.json"
+    res = runner.invoke(app, ["eval", "--predictions", path, "--benchmark", "screenspot"])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output[:2000]
+    assert len(res.output) < 400 and res.output.count("\n") == 1, len(res.output)
+    assert "no such file" in res.output and f"({len(path)} characters)" in res.output
+    assert str(tmp_path)[:20] in res.output and "d/end_screenspot_test.json" in res.output
+
+
+def test_a_prediction_file_error_keeps_the_line_number():
+    from core.eval.io import PredictionFileError
+
+    where = "/data/" + "x" * 5_000 + "/screenspot_test.json:3"
+    text = str(PredictionFileError(where, "gt_bbox", "missing"))
+    assert len(text) < 250 and "screenspot_test.json:3 (" in text and text.endswith(": field 'gt_bbox': missing")
+    assert str(PredictionFileError("p.json:2", "id", "missing")) == "p.json:2: field 'id': missing"

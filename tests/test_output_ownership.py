@@ -138,6 +138,33 @@ def test_infer_and_rollout_never_resume_a_foreign_jsonl(benchmark, tmp_path):  #
     assert (out / "episodes.jsonl").read_text() == episodes and "summary.json" in _listed(out, "rollout")
 
 
+def test_a_resumed_rollout_replaces_only_the_json_summary_it_wrote(tmp_path):
+    """`rollout --json FILE` on a resumed run rewrites FILE only when it is the summary this run wrote (a rollout
+    summary of this folder's episodes); an unrelated file, or another run's summary, is refused in one line
+    without --overwrite and left as it was."""
+    out, other, summary = tmp_path / "run", tmp_path / "other", tmp_path / "s.json"
+    assert in_process(*ROLLOUT, "--output", out, "--json", summary).returncode == 0
+    assert in_process(*ROLLOUT, "--output", out, "--json", summary).returncode == 0  # resumed: its own summary
+    assert json.loads(summary.read_text())["output"] == str(out / "episodes.jsonl")
+    assert in_process(*ROLLOUT, "--output", other).returncode == 0
+    notes = tmp_path / "notes.txt"
+    for content, why in [("my notes", "not a readable JSON document"),
+                         ('{"episodes": 3, "mine": true}', "it lacks its fields success_rate, per_family, output"),
+                         ((other / "summary.json").read_text(), "its episodes are ")]:
+        notes.write_text(content)
+        line = assert_one_error_line(in_process(*ROLLOUT, "--output", out, "--json", notes), "--json",
+                                     "notes.txt exists but was not written by this rollout run", why,
+                                     "pass --overwrite to replace it")
+        assert notes.read_text() == content, line
+    assert in_process(*ROLLOUT, "--output", out, "--json", notes, "--overwrite").returncode == 0
+    assert json.loads(notes.read_text())["output"] == str(out / "episodes.jsonl")
+    summary.unlink()
+    (summary.parent / "s.json").mkdir()  # a folder in its place is refused as ever
+    assert_one_error_line(in_process(*ROLLOUT, "--output", out, "--json", summary), "--json", "is a folder")
+    assert_one_error_line(in_process(*ROLLOUT, "--output", tmp_path / "new", "--json", notes), "--json",
+                          "notes.txt already exists; pass --overwrite")  # a new run: no file is its own yet
+
+
 # ------------------------------------------------------------------ item 8: llamafactory dataset names are unique
 
 

@@ -15,13 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.console import bounded, quoted
 
 class PredictionFileError(ValueError):
-    """Bad input in a prediction file: ``where`` is ``file:line``."""
+    """Bad input in a prediction file: ``where`` is ``file:line``. The message shows ``where`` bounded
+    (:func:`core.console.bounded`: its start and its end, so the line number stays; a user path can be ~4,096
+    characters) and the field through :func:`core.console.quoted`."""
 
     def __init__(self, where: str, field: str | None, reason: str) -> None:
         self.where, self.field, self.reason = where, field, reason
-        loc = f"{where}: field {field!r}" if field else where
+        loc = f"{bounded(where)}: field {quoted(field)}" if field else bounded(where)
         super().__init__(f"{loc}: {reason}")
 
 
@@ -54,7 +57,8 @@ def iter_records(paths: str | Path | Iterable[str | Path]) -> Iterator[Record]:
         rid = rec.row.get("id")
         if isinstance(rid, str) and "backend" in rec.row:
             if rid in first_seen:
-                raise PredictionFileError(rec.where, "id", f"duplicate id {rid!r:.120} (first at {first_seen[rid]})")
+                raise PredictionFileError(rec.where, "id", f"duplicate id {quoted(rid)} (first at "
+                                                          f"{bounded(first_seen[rid])})")
             first_seen[rid] = rec.where
         yield rec
 

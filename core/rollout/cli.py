@@ -85,19 +85,19 @@ def rollout(
         "Start an existing --output run over (needed when an option that changes its episodes differs: env, "
         "policy, model, template, level, steps, seed, resize, screenshots, generation settings): removes the "
         "episodes and the summary and gallery files rollout wrote there (its .rollout.files.json), no other file; "
-        "also replaces an existing --json."))] = False,
+        "also replaces an existing --json (a resumed run rewrites only the --json summary it wrote itself)."))] = False,
 ) -> None:
     """Run whole episodes and report task success rate, mean steps, invalid-action rate, per-family success.
     An env that cannot start here, or a run whose every episode failed for one reason, is an error (exit 2)."""
     from core.geometry import GUIR1_TRAIN_MAX_PIXELS, GUIR1_TRAIN_MIN_PIXELS
     from core.inference.requests import ResizePolicy, model_image_factor
     from core.io import atomic_write_json
-    from core.outputs import refuse_existing, user_errors
+    from core.outputs import user_errors
     from core.numbers import checked_numbers
     from core.prompts import get_template
     from core.rollout.envs import get_env
     from core.rollout.policies import BackendPolicy, CentrePolicy, RandomPolicy, ScriptedPolicy
-    from core.rollout.runner import check_rollout_folder, episode_specs, run_rollouts
+    from core.rollout.runner import check_json_summary, check_rollout_folder, episode_specs, run_rollouts
 
     def bad(msg: str, hint: str) -> typer.Exit:
         """One plain line and exit 2 (no wrapped error box: its width depends on the terminal)."""
@@ -154,8 +154,8 @@ def rollout(
 
     with user_errors():  # outputs checked before any backend or env starts
         check_rollout_folder(output, overwrite=overwrite)
-        if json_path is not None:  # a resumed run rewrites its own summary; a new run keeps an unrelated file
-            refuse_existing(json_path, overwrite=overwrite or (output / "episodes.jsonl").exists(), option="--json")
+        if json_path is not None:  # a resumed run rewrites the summary it wrote, never an unrelated file
+            check_json_summary(json_path, output, overwrite=overwrite)
         output.mkdir(parents=True, exist_ok=True)
 
     runner_backend = None

@@ -40,6 +40,8 @@ RUN_KEYS: tuple[str, ...] = ("env", "policy", "backend", "model", "template", "l
 OWN_FIELDS: tuple[str, ...] = ("task_id", "success", "n_steps", "steps")
 #: The files rollout writes into its folder besides ``episodes.jsonl`` (listed in ``.rollout.files.json``).
 FOLDER_FILES: tuple[str, ...] = ("summary.json", "gallery/index.html", "gallery/*/*.png")
+#: Fields of every summary rollout writes (``summary.json``, ``--json``): a JSON file lacking one is not rollout's.
+SUMMARY_FIELDS: tuple[str, ...] = ("success_rate", "episodes", "per_family", "output")
 
 
 @dataclass(frozen=True)
@@ -249,6 +251,36 @@ def check_rollout_folder(output_dir: str | Path, *, overwrite: bool) -> bool:
     return adopt
 
 
+def check_json_summary(json_path: str | Path, output_dir: str | Path, *, overwrite: bool) -> None:
+    """Before any env or model starts: ``--json`` may replace an existing file only with ``overwrite``, except
+    that a resumed run (``output_dir/episodes.jsonl`` exists) rewrites the summary rollout wrote for this folder:
+    a JSON object with :data:`SUMMARY_FIELDS` whose ``output`` is this folder's ``episodes.jsonl``
+    (:func:`core.outputs.refuse_foreign_json`). An unrelated file, or another folder's summary, is refused."""
+    import os
+
+    from core.console import quoted
+    from core.outputs import refuse_existing, refuse_foreign_json
+
+    episodes = Path(output_dir) / "episodes.jsonl"
+    if not episodes.exists():
+        refuse_existing(json_path, overwrite=overwrite, option="--json")
+        return
+
+    def belongs(summary: Mapping[str, Any]) -> str | None:
+        written = summary["output"]
+        if isinstance(written, str) and written == str(episodes):
+            return None
+        try:
+            if isinstance(written, str) and os.path.samefile(written, episodes):
+                return None
+        except (OSError, ValueError):
+            pass
+        return f"its episodes are {quoted(written)}, not {quoted(str(episodes))}"
+
+    refuse_foreign_json(json_path, overwrite=overwrite, option="--json", command="rollout",
+                        own_fields=SUMMARY_FIELDS, belongs=belongs)
+
+
 def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], policy: Policy, files: FolderFiles,
                 opts: dict[str, Any], workers: int, gallery: int, info: dict[str, Any], progress: bool
                 ) -> dict[str, Any]:
@@ -319,5 +351,6 @@ def _run_locked(make_env: Callable[[], Any], specs: Sequence[EpisodeSpec], polic
     return summary
 
 
-__all__ = ["FOLDER_FILES", "OWN_FIELDS", "RUN_KEYS", "EpisodeSpec", "check_rollout_folder", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
+__all__ = ["FOLDER_FILES", "OWN_FIELDS", "RUN_KEYS", "SUMMARY_FIELDS", "EpisodeSpec", "check_json_summary",
+           "check_rollout_folder", "episode_specs", "run_episode", "run_rollouts", "summarize", "task_id",
            "write_episode_gallery"]
