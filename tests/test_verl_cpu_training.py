@@ -98,16 +98,26 @@ def assert_trained(proc: subprocess.CompletedProcess, names: tuple[str, ...]) ->
 
 
 @pytest.fixture(scope="module")
-def guir1_run(tmp_path_factory):
-    from core.testing import tiny_qwen25vl_path
-
+def guir1_data(tmp_path_factory) -> Path:
+    """AitZ rows from ../shared in verl's format (``data/{train,test}.parquet``) and the unified format."""
     root = tmp_path_factory.mktemp("grpo_verl")
     convert = run([sys.executable, "-m", "core", "data", "convert", "--from", "aitw", "--to", "verl", "--input",
                    str(DATA / "aitz"), "--output", str(root / "export"), "--name", "aitz", "--max-pixels", "200704"])
     assert convert.returncode == 0, convert.stderr[-3000:]
+    unified = run([sys.executable, "-m", "core", "data", "convert", "--from", "aitw", "--to", "unified", "--input",
+                   str(DATA / "aitz"), "--output", str(root / "unified"), "--name", "aitz"])
+    assert unified.returncode == 0, unified.stderr[-3000:]
     (root / "data").mkdir()
     for split in ("train", "test"):
         shutil.copy(root / "export" / "aitz.parquet", root / "data" / f"{split}.parquet")
+    return root
+
+
+@pytest.fixture(scope="module")
+def guir1_run(guir1_data):
+    from core.testing import tiny_qwen25vl_path
+
+    root = guir1_data
     args = [*FAST_ARGS, "actor_rollout_ref.rollout.n=2", "data.max_response_length=16",
             "data.mm_processor_kwargs.min_pixels=3136", "data.mm_processor_kwargs.max_pixels=200704",
             f"trainer.default_local_dir={root / 'ckpt'}"]
@@ -139,13 +149,13 @@ def test_grpo_verl_checkpoint_merges_and_answers(guir1_run, tmp_path):
     assert trained.keys() == start.keys()
     changed = [name for name in start if not torch.equal(start[name], trained[name])]
     assert len(changed) > len(start) // 2, f"{len(changed)} of {len(start)} tensors changed"
-    out = tmp_path / "androidcontrol_high_test.jsonl"
+    out = tmp_path / "predictions.jsonl"
     infer = run([sys.executable, "-m", "core", "infer", "--backend", "hf", "--model", str(merged), "--input",
-                 str(root / "export" / "aitz.parquet"), "--output", str(out), "--device", "cpu", "--limit", "2",
-                 "--max-new-tokens", "8", "--prompt", "guir1"])
+                 str(root / "unified" / "aitz.parquet"), "--output", str(out), "--device", "cpu", "--limit", "2",
+                 "--max-new-tokens", "8"])
     assert infer.returncode == 0, infer.stderr[-3000:]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(rows) == 2 and all(isinstance(row.get("response"), str) for row in rows), rows
+    assert len(rows) == 2 and all(isinstance(row["pred"], str) and not row.get("error") for row in rows), rows
 
 
 @pytest.fixture(scope="module")
@@ -178,10 +188,10 @@ SIGN_GAIN = 0.5  # share of the distance from the first step's mean to the best 
 
 
 @pytest.fixture(scope="module")
-def sign_runs(guir1_run):
+def sign_runs(guir1_data):
     from core.testing import tiny_qwen25vl_path
 
-    _, root = guir1_run
+    root = guir1_data
     runs = {}
     for sign in (1, -1):
         args = [
@@ -189,7 +199,7 @@ def sign_runs(guir1_run):
             f"actor_rollout_ref.model.path={tiny_qwen25vl_path()}", f"data.train_files={root / 'data' / 'train.parquet'}",
             f"data.val_files={root / 'data' / 'test.parquet'}",
             f"reward.custom_reward_function.path={REPO / 'tests' / 'verl_text_rewards.py'}",
-            "reward.custom_reward_function.name=compute_score", f"reward.custom_reward_function.reward_kwargs={{sign:{sign}}}",
+            "reward.custom_reward_function.name=compute_score", f"+reward.custom_reward_function.reward_kwargs.sign={sign}",
             "trainer.v1.trainer_mode=gui_agent",
             "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register",
             "--", f"trainer.total_training_steps={SIGN_STEPS}", "trainer.save_freq=-1", "trainer.test_freq=-1",

@@ -184,3 +184,18 @@ def test_stop_token_ids_and_stop_strings_end_the_answer_where_vllm_would(server,
     by_text, _ = generate(server, prompt_ids, image, temperature=0, max_tokens=8, stop=text)
     assert len(by_text) < len(free) and by_text == free[:len(by_text)]
     assert text in server.tokenizer.decode(by_text)
+
+
+def test_images_are_processed_with_the_prompts_pixel_bounds(server, image_prompt):
+    """verl builds the prompt with data.mm_processor_kwargs and passes them with the request: the server's pixels
+    must come from the same bounds (else the image-token count of the prompt is not the image's)."""
+    _, image = image_prompt
+    bounds = {"min_pixels": 3136, "max_pixels": 3136}
+    messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Open the clock app."}]}]
+    text = server.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    small = server.processor(text=[text], images=[image], return_tensors="pt", **bounds)["input_ids"][0].tolist()
+    out = asyncio.run(server.generate(prompt_ids=small, sampling_params={"max_tokens": 2, "temperature": 0},
+                                      request_id="r", image_data=[image], mm_processor_kwargs=bounds))
+    assert len(out.token_ids) == 2
+    with pytest.raises(ValueError, match="image tokens"):  # without them the image is processed at other bounds
+        generate(server, small, image, max_tokens=2)

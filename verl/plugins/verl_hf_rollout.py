@@ -120,12 +120,13 @@ class HFRolloutServer:
 
     async def generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], request_id: str,
                        image_data: list[Any] | None = None, video_data: list[Any] | None = None,
-                       **kwargs: Any) -> TokenOutput:
+                       mm_processor_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> TokenOutput:
         if video_data:
             raise ValueError("the hf rollout takes images, not videos")
         async with self._lock:
             token_ids, log_probs = await asyncio.to_thread(self._generate, list(map(int, prompt_ids)),
-                                                           dict(sampling_params), image_data)
+                                                           dict(sampling_params), image_data,
+                                                           dict(mm_processor_kwargs or {}))
         return TokenOutput(token_ids=token_ids, log_probs=log_probs, stop_reason="completed",
                            extra_fields={"global_steps": self.global_steps})
 
@@ -186,13 +187,15 @@ class HFRolloutServer:
                          self.config.prompt_length + self.config.response_length - prompt_len)
         return max(1, min(int(wanted), room))
 
-    def _vision_inputs(self, prompt_ids: list[int], images: list[Any] | None) -> dict[str, torch.Tensor]:
-        """Pixels and grid of ``images`` for a prompt whose image tokens are already expanded (checked)."""
+    def _vision_inputs(self, prompt_ids: list[int], images: list[Any] | None,
+                       mm_processor_kwargs: dict[str, Any] | None = None) -> dict[str, torch.Tensor]:
+        """Pixels and grid of ``images`` for a prompt whose image tokens are already expanded (checked), with the
+        processor settings the prompt was built with (``data.mm_processor_kwargs``: pixel bounds)."""
         if not images:
             return {}
         if self.processor is None or not hasattr(self.processor, "image_processor"):
             raise ValueError("the rollout model has no image processor, but the request holds images")
-        vision = self.processor.image_processor(images=images, return_tensors="pt")
+        vision = self.processor.image_processor(images=images, return_tensors="pt", **(mm_processor_kwargs or {}))
         merge = getattr(self.processor.image_processor, "merge_size", 2)
         expected = int(vision["image_grid_thw"].prod(dim=-1).sum()) // (merge * merge)
         image_token = self.model.config.image_token_id
@@ -202,8 +205,8 @@ class HFRolloutServer:
         return {key: value.to(self.device) for key, value in vision.items()}
 
     @torch.no_grad()
-    def _generate(self, prompt_ids: list[int], params: dict[str, Any], images: list[Any] | None
-                  ) -> tuple[list[int], list[float] | None]:
+    def _generate(self, prompt_ids: list[int], params: dict[str, Any], images: list[Any] | None,
+                  mm_processor_kwargs: dict[str, Any] | None = None) -> tuple[list[int], list[float] | None]:
         unknown = sorted(set(params) - SAMPLING_KEYS)
         if unknown:
             raise ValueError(f"the hf rollout does not take sampling parameters {unknown}")
@@ -232,7 +235,7 @@ class HFRolloutServer:
                                   generation_config=generation,
                                   stopping_criteria=[StopOnText(self.tokenizer, len(prompt_ids), stop)] if stop
                                   else None,
-                                  **self._vision_inputs(prompt_ids, images))
+                                  **self._vision_inputs(prompt_ids, images, mm_processor_kwargs))
         tokens = out.sequences[0, len(prompt_ids):]
         log_probs = None
         if params.get("logprobs"):
