@@ -7,13 +7,11 @@ targets through ``verl/main_ppo.sh``) with this project's ``cpu`` platform and `
   ``python -m verl.model_merger`` and answering ``gui-agent infer --backend hf``;
 - the mobile-agent recipe, ``make grpo-verl-agent AGENT_DEVICE=cpu`` with the tiny Qwen3-VL on ``make
   gui-agent-data`` rows: episodes in the simulated phone through the ``mobile_use`` tool and the ``gui_agent``
-  loop, two optimizer steps and the per-step ``gui_agent/*`` metrics;
-- verl's GRPO sign test: a reward whose values differ inside a group from the start (the share of even code points
-  in the response) rises within three verl steps, and falls with the reward negated.
+  loop, two optimizer steps and the per-step ``gui_agent/*`` metrics.
 
 Recipes' rewards are 0 for a random model's answers, so the two recipe runs add an entropy bonus
 (``actor.entropy_coeff``) and a larger learning rate: the update then reaches the weights, which is what those runs
-check; learning from the reward is the sign test's job. No wall-clock limit is asserted (a busy machine is slower,
+check (a verl GRPO sign test, learning from a reward, is not here yet). No wall-clock limit is asserted (a busy machine is slower,
 not wrong); the subprocess timeouts only stop a hung run."""
 
 from __future__ import annotations
@@ -179,47 +177,3 @@ def test_grpo_verl_agent_trains_two_steps_on_cpu(agent_run):
         assert metrics["num_turns/mean"] >= 2  # the prompt turn and at least one model turn
         assert metrics["gui_agent/turns/mean"] >= 1 and 0 <= metrics["gui_agent/success/mean"] <= 1
     assert (root / "ckpt" / "global_step_2" / "actor").is_dir()
-
-
-#: GRPO sign test: groups of 8 at temperature 0.03 (the tiny model's logits are small, so at 1 it samples almost
-#: uniformly over 151,936 tokens and a few steps cannot move that), lr 3e-3, no KL, 3 steps (as tests/test_grpo_trl.py).
-SIGN_STEPS = 3
-SIGN_GAIN = 0.5  # share of the distance from the first step's mean to the best possible one the later steps cover
-
-
-@pytest.fixture(scope="module")
-def sign_runs(guir1_data):
-    from core.testing import tiny_qwen25vl_path
-
-    root = guir1_data
-    runs = {}
-    for sign in (1, -1):
-        args = [
-            "--config-path", str(REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"), "--config-name", "config_guir1_verl",
-            f"actor_rollout_ref.model.path={tiny_qwen25vl_path()}", f"data.train_files={root / 'data' / 'train.parquet'}",
-            f"data.val_files={root / 'data' / 'test.parquet'}",
-            f"reward.custom_reward_function.path={REPO / 'tests' / 'verl_text_rewards.py'}",
-            "reward.custom_reward_function.name=compute_score", f"+reward.custom_reward_function.reward_kwargs.sign={sign}",
-            "trainer.v1.trainer_mode=gui_agent",
-            "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register",
-            "--", f"trainer.total_training_steps={SIGN_STEPS}", "trainer.save_freq=-1", "trainer.test_freq=-1",
-            "data.train_batch_size=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1", "actor_rollout_ref.rollout.n=8",
-            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8", "actor_rollout_ref.rollout.temperature=0.03",
-            "actor_rollout_ref.actor.optim.lr=3e-3", "actor_rollout_ref.actor.use_kl_loss=False",
-            "data.max_response_length=16", "data.mm_processor_kwargs.min_pixels=3136",
-            "data.mm_processor_kwargs.max_pixels=3136", "data.shuffle=False", "actor_rollout_ref.actor.optim.weight_decay=0"]
-        runs[sign] = run(["bash", "verl/main_ppo.sh", *args])
-    return runs
-
-
-@pytest.mark.parametrize("sign", [1, -1], ids=["reward", "negated"])
-def test_verl_grpo_moves_the_mean_reward_the_way_the_reward_says(sign_runs, sign):
-    """Guards verl's advantages, response masks and reward plumbing, as the trl sign test guards grpo.py's."""
-    proc = sign_runs[sign]
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 0, output[-6000:]
-    steps = step_metrics(output)
-    means = [steps[step]["reward/even_share/mean"] for step in sorted(steps)]
-    assert len(means) == SIGN_STEPS and steps[1]["critic/advantages/max"] > 0  # the first groups already disagree
-    best, later = (1.0 if sign > 0 else 0.0), sum(means[1:]) / len(means[1:])
-    assert abs(best - later) <= (1 - SIGN_GAIN) * abs(best - means[0]), means
