@@ -12,7 +12,10 @@ share of a step spent in rollout (``timing_s/gen``: generation, the reward and, 
 log-probs (``old_log_prob`` + ``ref``), the actor update (``update_actor``), the weight sync (``update_weights``)
 and the rest (advantages, checkpoint, bookkeeping), as ratios of the step measured in the same run; the wall time
 of the whole launch; and peak memory: the largest resident set of the launch's whole process tree (Ray workers
-included), sampled every 0.5 s, plus verl's own peak device memory where a GPU is used.
+included), sampled every 0.5 s, plus verl's own peak device memory where a GPU is used; and the machine's 1-minute
+load average before and after each launch (above the core count: other work shared the cores, the times are upper
+bounds). verl 0.9.1's v1 trainer scores rewards inside the rollout (its reward loop), so the rollout share includes
+them.
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ def main() -> None:
                 cmd = agent_command(Path(env["MODEL_PATH"]), work, args.steps)
             else:
                 parser.error(f"unknown recipe {recipe[:40]!r} (guir1, agent)")
+            load_before = os.getloadavg()[0]
             output, wall, peak_gib = run_measured(cmd, env)
         steps = step_metrics(output)
         later = [steps[s] for s in sorted(steps)[1:]]
@@ -138,7 +142,8 @@ def main() -> None:
         device_peak = max((m.get("actor/perf/max_memory_allocated_gb", 0.0) for m in later), default=0.0)
         print(f"{recipe}: {per_step:.1f} s/step (steps 2-{args.steps}; step 1 {steps[1]['timing_s/step']:.1f} s), "
               f"launch {wall:.0f} s, peak resident {peak_gib:.1f} GiB (process tree)"
-              + (f", peak device {device_peak:.1f} GiB" if device_peak else ""))
+              + (f", peak device {device_peak:.1f} GiB" if device_peak else "")
+              + f", load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after")
         print("  share of a step: " + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()))
 
 

@@ -71,7 +71,7 @@ class PolicyServer:
         turn = sum(c["request_id"] == request_id for c in self.calls)
         ids = tokenizer.encode(self.policy(tool, session, turn), add_special_tokens=False) + [agent.testing.IM_END_ID]
         self.calls.append({"request_id": request_id, "prompt_ids": list(prompt_ids), "token_ids": ids,
-                           "images": list(image_data or [])})
+                           "images": list(image_data or []), "sampling_params": dict(sampling_params)})
         return TokenOutput(token_ids=ids)
 
 
@@ -238,3 +238,33 @@ def test_gui_agent_trainer_is_verls_sync_trainer_under_its_own_mode() -> None:
     gui_agent_trainer.register()
     gui_agent_trainer.register()
     assert issubclass(get_trainer_cls("gui_agent"), PPOTrainerSync)
+
+
+def test_worker_caps_each_turn_at_max_tokens_per_turn(recipe_config, two_tasks) -> None:
+    """``gui_agent.max_tokens_per_turn`` reaches the server as every turn's ``max_tokens``; unset, verl's sampling
+    parameters go as they are; a bad value is one error naming the key."""
+    import gui_agent_loop
+
+    _, server, _ = run_worker(recipe_config, lambda *a: WAIT, two_tasks[:1], gui_agent__max_screenshots=2,
+                              gui_agent__max_tokens_per_turn=24)
+    assert len(server.calls) == 2 and all(c["sampling_params"]["max_tokens"] == 24 for c in server.calls)
+    _, server, _ = run_worker(recipe_config, lambda *a: WAIT, two_tasks[:1], gui_agent__max_screenshots=2)
+    assert all("max_tokens" not in c["sampling_params"] for c in server.calls)
+    for bad in (-1, 2.5, "24", True):
+        with pytest.raises(ValueError, match="gui_agent.max_tokens_per_turn must be a whole number >= 0"):
+            gui_agent_loop.GUIAgentConfig.max_tokens_per_turn({"max_tokens_per_turn": bad})
+    assert gui_agent_loop.GUIAgentConfig.max_tokens_per_turn({"max_tokens_per_turn": 0}) is None
+
+
+def test_mask_segments_cut_a_response_into_trained_and_untrained_runs() -> None:
+    import gui_agent_trainer
+
+    def decode(ids):
+        return "".join(chr(96 + i) for i in ids)
+
+    segments = gui_agent_trainer.mask_segments([1, 2, 3, 4, 5, 6], [1, 1, 0, 0, 0, 1], decode)
+    assert segments == [{"trained": True, "tokens": 2, "text": "ab"}, {"trained": False, "tokens": 3, "text": "cde"},
+                        {"trained": True, "tokens": 1, "text": "f"}]
+    assert gui_agent_trainer.mask_segments([], [], decode) == []
+    with pytest.raises(ValueError, match="3 response tokens but 2 mask values"):
+        gui_agent_trainer.mask_segments([1, 2, 3], [1, 0], decode)

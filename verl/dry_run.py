@@ -195,8 +195,9 @@ def load_agent_parts(cfg) -> dict[str, Any]:
         from gui_agent_loop import GUIAgentConfig
 
         gui = GUIAgentConfig.from_mapping(cfg.gui_agent)
+        cap = GUIAgentConfig.max_tokens_per_turn(cfg.gui_agent)
         out["gui_agent"] = f"recipe {gui.source}: " + ", ".join(
-            f"{k}={getattr(gui, k)}" for k in gui.keys() if k != "prompt")
+            f"{k}={getattr(gui, k)}" for k in gui.keys() if k != "prompt") + (f", max_tokens_per_turn={cap}" if cap else "")
         out["gui_agent_prompt"] = repr(gui.prompt)
     if OmegaConf.select(cfg, "reward.custom_reward_function.path"):
         from verl.trainer.ppo.reward import get_custom_reward_fn
@@ -246,6 +247,7 @@ def dry_run(argv: list[str]) -> dict[str, Any]:
         from gui_agent_loop import GUIAgentConfig
 
         GUIAgentConfig.from_mapping(cfg.gui_agent)
+        GUIAgentConfig.max_tokens_per_turn(cfg.gui_agent)
     tokenizer, processor = load_model_io(cfg)
     report: dict[str, Any] = {
         "model": cfg.actor_rollout_ref.model.path,

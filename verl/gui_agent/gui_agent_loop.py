@@ -20,7 +20,8 @@ States: PENDING -> GENERATING -> PROCESSING_ACTION -> (GENERATING ...) -> TERMIN
 Config (``gui_agent`` section of the trainer config): ``recipe`` (the agent recipe file, :mod:`core.agent_recipe`;
 the run scripts pass ``verl/gui_agent/recipe.yaml`` or ``RECIPE``); any recipe key in the section is applied on top
 (``max_turns``, ``max_screenshots``, ``on_invalid``, ``aggregation``, ``completion_bonus``, ``grid``; the README's
-``screen_width``/``screen_height`` name the grid). The reward (:mod:`gui_agent_reward`) is computed here, where
+``screen_width``/``screen_height`` name the grid); ``max_tokens_per_turn`` caps one model turn's new tokens (the
+request's ``max_tokens``; unset: what the response budget leaves). The reward (:mod:`gui_agent_reward`) is computed here, where
 turn boundaries are known, and returned as ``reward_score`` with every part in
 ``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error) ends that episode with
 reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
@@ -57,10 +58,25 @@ class GUIAgentConfig:
     :data:`mobile_use_tool.DEFAULT_RECIPE`) with any recipe key of the section on top (the run scripts set only
     ``recipe``)."""
 
+    #: Loop-only keys of the section (not recipe keys): ``max_tokens_per_turn``, new tokens one model turn may
+    #: generate (unset or 0: what the response budget leaves, verl's default).
+    LOOP_KEYS = ("max_tokens_per_turn",)
+
+    @staticmethod
+    def max_tokens_per_turn(section: Any) -> int | None:
+        """The section's ``max_tokens_per_turn`` (None when unset or 0); anything but a whole number >= 0 is a
+        one-line error naming ``gui_agent.max_tokens_per_turn``."""
+        value = dict(section or {}).get("max_tokens_per_turn")
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"gui_agent.max_tokens_per_turn must be a whole number >= 0, got {value!r}")
+        return value or None
+
     @staticmethod
     def from_mapping(section: Any, base: AgentRecipe | None = None) -> AgentRecipe:
         """The loop's :class:`~core.agent_recipe.AgentRecipe`; errors name ``gui_agent.<key>``."""
-        section = dict(section or {})
+        section = {k: v for k, v in dict(section or {}).items() if k not in GUIAgentConfig.LOOP_KEYS}
         path = section.pop("recipe", None)
         if path:
             base = AgentRecipe.load(path)
@@ -117,6 +133,7 @@ class GUIAgentLoop(AgentLoopBase):
                                            "max_steps": self.gui.max_turns})
         self.tool_schemas = self.gui.tool_schemas()
         self.response_length = self.rollout_config.response_length
+        self.max_tokens_per_turn = GUIAgentConfig.max_tokens_per_turn(section)
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         messages = list(kwargs["raw_prompt"])
@@ -152,6 +169,8 @@ class GUIAgentLoop(AgentLoopBase):
 
     async def _generating(self, ep: _Episode, sampling_params: dict[str, Any]) -> GUIAgentState:
         with simple_timer("generate_sequences", ep.metrics):
+            if self.max_tokens_per_turn:
+                sampling_params = {**sampling_params, "max_tokens": self.max_tokens_per_turn}
             output = await self.server_manager.generate(request_id=ep.request_id, prompt_ids=ep.prompt_ids,
                                                         sampling_params=sampling_params,
                                                         image_data=ep.images or None)

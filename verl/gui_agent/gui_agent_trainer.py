@@ -12,13 +12,21 @@ imports this module in the process that picks the trainer. The run scripts set b
     trainer.v1.trainer_mode=gui_agent
     +ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register
 
+With ``trainer.rollout_data_dir`` set, verl dumps each step's prompts and responses as text there; this trainer adds
+``<rollout_data_dir>/response_masks/<step>.jsonl``: every response cut into its runs of trained tokens
+(``response_mask`` 1: the model's own turns) and untrained ones (0: tool turns, feedback, the turn separators), as
+the loss saw them (:func:`mask_segments`).
+
 The trainer is verl's ``sync`` trainer in every other respect (its config is set back to mode ``sync`` before verl
 reads it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,6 +64,38 @@ def step_reward_part_metrics(batch) -> dict[str, float]:
     return reward_part_metrics(e.get("reward_extra_info") if isinstance(e, dict) else None for e in real)
 
 
+def mask_segments(token_ids: Sequence[int], mask: Sequence[int], decode: Callable[[list[int]], str]) -> list[dict]:
+    """A response's tokens cut into runs of equal ``response_mask``: ``[{"trained": bool, "tokens": n, "text":
+    decode(run)}, ...]`` in order (special tokens kept, so turn boundaries show)."""
+    if len(token_ids) != len(mask):
+        raise ValueError(f"{len(token_ids)} response tokens but {len(mask)} mask values")
+    segments: list[dict] = []
+    start = 0
+    for end in range(1, len(token_ids) + 1):
+        if end == len(token_ids) or bool(mask[end]) != bool(mask[start]):
+            run = [int(t) for t in token_ids[start:end]]
+            segments.append({"trained": bool(mask[start]), "tokens": len(run), "text": decode(run)})
+            start = end
+    return segments
+
+
+def write_response_masks(batch, tokenizer, directory: str | os.PathLike, step: int) -> Path:
+    """:func:`mask_segments` of every sample of a step's batch (TransferQueue ``KVBatchMeta``), one JSON line each
+    (``uid``, ``segments``), written atomically to ``<directory>/response_masks/<step>.jsonl``."""
+    import transfer_queue as tq
+
+    data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["responses", "response_mask"])
+    out = Path(directory) / "response_masks" / f"{step}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for key, ids, mask in zip(batch.keys, data["responses"].unbind(), data["response_mask"].unbind(), strict=True):
+            segments = mask_segments(ids.tolist(), mask.tolist(), lambda run: tokenizer.decode(run))
+            f.write(json.dumps({"uid": key, "segments": segments}, ensure_ascii=False) + "\n")
+    os.replace(tmp, out)
+    return out
+
+
 def trainer_class() -> type:
     """verl's v1 sync trainer + the reward parts in its per-step metrics (built on first use: verl's v1 trainer
     module imports the TransferQueue package, verl's ``verl-core`` extra, which the CPU environment lacks)."""
@@ -73,6 +113,10 @@ def trainer_class() -> type:
             super()._compute_metrics(batch, metrics, timing_raw, global_steps=global_steps, epoch=epoch)
             metrics.update(step_reward_part_metrics(batch))
 
+        def _log_rollout_data(self, batch, timing_raw, rollout_data_dir):
+            super()._log_rollout_data(batch, timing_raw, rollout_data_dir)
+            write_response_masks(batch, self.tokenizer, rollout_data_dir, self.global_steps)
+
     return GUIAgentTrainer
 
 
@@ -85,4 +129,5 @@ def register() -> None:
         register_trainer(TRAINER_MODE)(trainer_class())
 
 
-__all__ = ["BASE_MODE", "TRAINER_MODE", "register", "reward_part_metrics", "step_reward_part_metrics", "trainer_class"]
+__all__ = ["BASE_MODE", "TRAINER_MODE", "mask_segments", "register", "reward_part_metrics", "step_reward_part_metrics",
+           "trainer_class", "write_response_masks"]
