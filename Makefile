@@ -10,14 +10,24 @@ ifneq ($(VENVS)|$(BASE)|$(RL)|$(LF),.venvs|.venvs/base/bin|.venvs/rl/bin|.venvs/
 $(error VENVS, BASE, RL and LF are fixed (.venvs, .venvs/<env>/bin: scripts/make_env.sh creates the environments \
 	there), got "$(VENVS)", "$(BASE)", "$(RL)", "$(LF)")
 endif
+#: 1: every target reads models and data from the local Hugging Face cache, never the network (make download-model and
+#: make data-download turn it off for themselves); 0 lets the frameworks download by themselves.
 export HF_HUB_OFFLINE ?= 1
+#: transformers' own offline switch, set with HF_HUB_OFFLINE.
 export TRANSFORMERS_OFFLINE ?= 1
+#: datasets' own offline switch, set with HF_HUB_OFFLINE.
 export HF_DATASETS_OFFLINE ?= 1
+#: false: the tokenizers library starts no thread pool of its own (no fork warnings, no oversubscribed cores).
 export TOKENIZERS_PARALLELISM ?= false
+#: extra pytest arguments for make test, test-fast and test-inference, appended last (e.g. -k rewards, '-n 0').
 PYTEST_ARGS ?=
 
+#: the model every training target starts from: a Hugging Face Hub id found in the local cache (make download-model)
+#: or a local model folder. It also picks the recipe files (RECIPE_MODEL).
 MODEL ?= Qwen/Qwen2.5-VL-3B-Instruct
+#: the dataset name the exports write and the SFT / GRPO targets read (make data names its outputs so).
 DATASET ?= gui-r1-3k
+#: where make infer writes predictions (one folder per model inside) and make eval reads them.
 PRED_DIR ?= outputs/guir1/predictions
 
 # Plain `make` prints the front door (the included files must not pick the default target).
@@ -25,6 +35,8 @@ PRED_DIR ?= outputs/guir1/predictions
 
 # Per-concern targets (data, sft, grpo, eval, inference) live in mk/*.mk.
 include $(wildcard mk/*.mk)
+# A command-line variable no makefile here reads is one warning line naming the closest known one (mk/vars.mk).
+$(_vars_check)
 
 .PHONY: help setup test test-fast lint demo lock clean-envs
 
@@ -46,8 +58,12 @@ help:
 	@echo "  eval               scores, plots and failure galleries (PRED_DIR=...)"
 	@echo "  bench              every benchmark that prints numbers (bench-parsers, bench-eval, ...)"
 	@echo "  docs               the documentation site (docs/, mkdocs --strict) into outputs/site/"
+	@echo "  vars               every make variable: default and meaning (docs/make-variables.md); make <target> VAR=value"
 
+#: make demo: a folder of real phone data; its AitZ and GUIOdyssey screenshots join the SFT and GRPO data when it
+#: exists.
 SHARED_DATA ?= ../shared/data
+#: make demo: the output folder (stages already built there are reused; the report is written there).
 DEMO_OUT ?= outputs/demo
 
 setup: $(VENVS)/base/.ready $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
@@ -68,6 +84,7 @@ lint: $(VENVS)/rl/.ready
 # The learning demo (experiments/demo/): the tiny random Qwen2.5-VL is measured on held-out simulated-phone screens
 # and episodes, fine-tuned with LLaMA-Factory, then GRPO-trained with trl, and measured after each; CPU, under 15 min
 # on 2 cores. Stages already built are reused; the last line printed is the report folder.
+#: extra experiments/demo/run.py options, e.g. --fresh (redo every stage) or --only 'grpo_*'.
 DEMO_ARGS ?=
 demo: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
 	@$(RL)/python experiments/demo/run.py --out $(call q,$(DEMO_OUT)) --shared-data $(call q,$(SHARED_DATA)) $(call qwords,$(DEMO_ARGS))

@@ -1,6 +1,7 @@
 # Benchmarks that print numbers, each in the rl environment (the system python lacks the project's packages).
 #   make bench                 all of them (several minutes on a 2-core CPU)
 #   make bench-eval BENCH_ARGS="--rows 20000"    one of them, with its own options
+#: the options of the one bench script a bench-* target runs (e.g. --rows 20000); make bench passes them to each.
 BENCH_ARGS ?=
 
 .PHONY: bench bench-convert bench-rewards bench-eval bench-world

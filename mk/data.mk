@@ -15,38 +15,36 @@
 #   make data DATA_FROM=screenspot DATA_INPUT=...   the same as data-convert (any DATA_FROM but guir1)
 #   make data-inspect DATA_FROM=... DATA_INPUT=...  counts per action / task type and the box convention
 #
-# Variables:
-#   GUIR1_DIR     GUI-R1's parquets: the one default data root (make data-download, make data, make infer)
-#                                                                       (Data/GUI-R1-3K)
-#   DATA_TARGETS  space-separated targets (verl llamafactory swift vlmr1 unified mobile_use)
-#                                                                       (make data: verl llamafactory swift vlmr1;
-#                                                                        data-convert: unified)
-#   DATA_RECIPE   make data: the training recipe whose pixel bounds the export uses, read from the file (GUI-R1:
-#                 262144..1258291); the trainers read the same file, so the processor never resizes again and
-#                 gold coordinates match the pixels the model sees   (recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml)
-#   DATA_PIXELS   make data: the convert options that set those bounds   (--recipe $(DATA_RECIPE))
-#   DATA_WORKERS  image threads                                         (2)
-#   DATA_ROOT     where the verl / swift / vlmr1 / unified exports go  (Data)
-#   LF_DATA_DIR   LLaMA-Factory dataset_dir (dataset_info.json)         (LLaMA-Factory/data)
-#   DATA_FROM     source format (guir1 screenspot aitw mind2web guiodyssey screenagent unified)  (guir1)
-#   DATA_INPUT    data-convert: space-separated input files or folders (folder sources: the folder itself)
-#   DATA_OUT      data-convert output root; one folder per target     (Data/converted)
-#   DATA_IMAGES   --images folder for sources that name image files  (empty)
-#   DATA_ARGS     extra convert options, e.g. --skip-missing --workers 4
-#   HFD_ARGS      extra Data/hfd.sh options, e.g. --dry-run (print the download command only)
+# Variables: each is documented by the #: lines above it (make vars; docs/make-variables.md).
+#: GUI-R1's parquets: the one default data root (make data-download writes it, make data and make infer read it).
 GUIR1_DIR ?= Data/GUI-R1-3K
+#: where the verl, swift, vlmr1 and unified exports of make data go (one folder per format).
 DATA_ROOT ?= Data
+#: LLaMA-Factory's dataset_dir (dataset_info.json) for make data's llamafactory export.
 LF_DATA_DIR ?= LLaMA-Factory/data
+#: make data: the training recipe whose pixel bounds the export uses (GUI-R1: 262144..1258291); the trainers read the
+#: same file, so the processor never resizes again and gold coordinates match the pixels the model sees.
 DATA_RECIPE ?= recipes/qwen2_5_vl_3b/grpo/config_guir1_verl.yaml
+#: make data: the convert options that set those bounds.
 DATA_PIXELS ?= --recipe $(DATA_RECIPE)
+#: image threads of the conversion.
 DATA_WORKERS ?= 2
+#: the source format: guir1 (make data), screenspot, aitw, mind2web, guiodyssey, screenagent or unified (make
+#: data-convert).
 DATA_FROM ?= guir1
+#: make data-convert / data-inspect: space-separated input files or folders (folder sources: the folder itself).
 DATA_INPUT ?=
+#: make data-convert: the output root, one folder per target.
 DATA_OUT ?= Data/converted
+#: the --images folder for sources whose records name image files; empty: none.
 DATA_IMAGES ?=
+#: extra gui-agent data convert options, e.g. --skip-missing --workers 4.
 DATA_ARGS ?=
+#: extra Data/hfd.sh options, e.g. --dry-run (print the download command only).
 HFD_ARGS ?=
 ifeq ($(DATA_FROM),guir1)
+#: space-separated export formats among verl, llamafactory, swift, vlmr1, unified and mobile_use; the default is verl
+#: llamafactory swift vlmr1 with DATA_FROM=guir1, else unified.
 DATA_TARGETS ?= verl llamafactory swift vlmr1
 else
 DATA_TARGETS ?= unified

@@ -4,6 +4,7 @@
 #                          torch; .venvs/llamafactory: DeepSpeed (its full-SFT YAMLs use ZeRO-3); `pip check` in both
 #   make setup-gpu-check   the same installs through pip's resolver as a dry run (no install; any machine with PyPI
 #                          access); pip's reports land in $(GPU_WORK)/ and the key versions are printed
+#: make setup-gpu / setup-gpu-check: the folder for the GPU requirements file and pip's dry-run reports.
 GPU_WORK ?= outputs/setup-gpu
 # GPU_WORK is a path: every recipe line quotes it ($(call q,...), mk/shell.mk).
 # rl.in without its CPU torch pins (requirements/gpu-rl.txt pins vLLM's)

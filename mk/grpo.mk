@@ -7,24 +7,45 @@
 
 # recipes/<model>/... folder of a Hub id: Qwen/Qwen2.5-VL-3B-Instruct -> qwen2_5_vl_3b
 # (make functions only: MODEL never reaches a shell, mk/shell.mk)
+#: the recipes/ folder of MODEL: its Hub name lower-cased, -Instruct dropped, - and . as _
+#: (Qwen/Qwen2.5-VL-3B-Instruct: qwen2_5_vl_3b). Set it to use a family's recipes with a local model folder of another
+#: name.
 RECIPE_MODEL ?= $(subst .,_,$(subst -,_,$(call lc,$(patsubst %-Instruct,%,$(notdir $(MODEL))))))
+# Environment knobs of verl/main_ppo.sh, the launcher of grpo-verl and grpo-verl-agent (make passes them on):
+#:env ROLLOUT_ENGINE make grpo-verl / grpo-verl-agent: vllm, sglang or hf (transformers); unset: hf on the CPU or without vLLM, else vllm; verl/main_ppo.sh.
+#:env VERL_PLATFORM make grpo-verl / grpo-verl-agent: the verl platform (nvidia, npu, cpu); unset: cpu where no GPU or NPU is found; verl/main_ppo.sh.
+#:env CPU_WORKERS make grpo-verl / grpo-verl-agent on the CPU: training processes (1); verl/main_ppo.sh.
+#:env CPU_RESPONSE_LENGTH make grpo-verl on the CPU: the response token budget (128); verl/main_ppo.sh.
+#: make grpo-verl: the verl recipe (a hydra config file).
 GRPO_RECIPE ?= recipes/$(RECIPE_MODEL)/grpo/config_guir1_verl.yaml
+#: make grpo-verl: the folder with train.parquet and test.parquet of the verl export.
 VERL_DATA ?= $(or $(DATA_ROOT),Data)/verl/$(DATASET)
+#: extra arguments appended to the training command: hydra overrides for grpo-verl and grpo-verl-agent, --flag value
+#: for grpo-trl, grpo-swift and sft-swift, key=value for sft-llamafactory. They win over the recipe and the CPU-safe
+#: settings.
 ARGS ?=
+#: 1: make grpo-verl / grpo-verl-agent compose and check the run (config, data, reward, loop) and print the values
+#: that matter, without training (CPU).
+DRY_RUN ?=
 
 # Logging, one switch for every recipe: LOGGER=console (default) | tensorboard | wandb. Every backend names the
 # run RUN_NAME (<model>_<recipe>_<backend>) and TensorBoard files go to $(LOG_ROOT)/<run name>; WANDB_MODE=offline
 # logs W&B with no network (sync later with `wandb sync`).
+#: where training metrics go: console, tensorboard (files under LOG_ROOT) or wandb.
 LOGGER ?= console
+#: the folder of TensorBoard runs, one sub-folder per run name (<model>_<recipe>).
 LOG_ROOT ?= runs
 run_name = $(RECIPE_MODEL)_$(patsubst config_%,%,$(basename $(notdir $(1))))
 # trl / ms-swift / LLaMA-Factory take transformers' --report_to (none = console only).
 report_to = $(if $(filter console,$(LOGGER)),none,$(LOGGER))
+#: the Weights & Biases project with LOGGER=wandb.
 export WANDB_PROJECT ?= gui-agent
 
 # CPU-safe settings (a machine without a CUDA GPU): fp32 and dataloader workers 0 (data loads in the trainer
 # process, so never more workers than cores); each target prints one line saying so. ARGS still wins.
-HAS_CUDA = $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+#: 1 when nvidia-smi finds a GPU, else empty: picks GPU or CPU-safe settings. HAS_CUDA= forces the CPU settings,
+#: HAS_CUDA=1 the GPU ones (what make -n shows).
+HAS_CUDA ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 cpu_note = @$(if $(HAS_CUDA),true,echo "$(1): no CUDA GPU found: CPU-safe settings (fp32, dataloader workers 0); ARGS overrides them")
 # GPU-only targets: one line and exit 2 on a machine without CUDA. $(1) target, $(2) why, and what runs on CPU.
 gpu_only = @$(if $(HAS_CUDA),true,{ echo "$(1) needs an NVIDIA GPU and nvidia-smi finds none here ($(2))"; exit 2; })

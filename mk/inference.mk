@@ -7,18 +7,31 @@
 #   make test-inference                                                               # the inference tests (CPU)
 #
 # All benchmark files run in one process, so the model loads once.
-# Variables: MODEL_PATH (required), INFER_DATA (GUIR1_DIR = Data/GUI-R1-3K, what make data-download writes),
-# PRED_DIR root (outputs/guir1/predictions), INFER_BACKEND vllm|hf|openai (vllm), INFER_PRESET model preset (guir1:
-# GUI-R1's prompts, generation settings and pixel bounds; docs/presets.md; empty = none), INFER_PROMPT
-# train|guir1|<template> (the preset's), INFER_MAX_PIXELS (the preset's), INFER_ARGS extra `gui-agent infer` options.
+# Variables: each is documented by the #: lines above it (make vars; docs/make-variables.md).
+#:env DP make infer with vLLM: data parallel engines (number of GPUs / TP); read by experiments/guir1/inference.sh.
+#:env BATCH_SIZE make infer: rows per generate call (64 vllm, 4 hf, 16 openai); read by experiments/guir1/inference.sh.
+#:env BENCHMARKS make infer: space-separated benchmark names (GUI-R1's eight); read by experiments/guir1/inference.sh.
+#:env MIN_PIXELS make infer: the smart_resize floor (the preset's; 3136 without one); read by experiments/guir1/inference.sh (ms-swift's targets read it too).
+#: make infer / infer-one: the model to predict with (a folder, a Hub id, or a server URL with INFER_BACKEND=openai);
+#: required.
 MODEL_PATH ?=
+#: make infer: the folder of <benchmark>_test.parquet files.
 INFER_DATA ?= $(GUIR1_DIR)
+#: vllm (GPU), hf (transformers: CPU or one GPU) or openai (a served model at MODEL_PATH).
 INFER_BACKEND ?= vllm
+#: the model preset (docs/presets.md): the authors' prompts, generation settings and pixel bounds; guir1 is GUI-R1's;
+#: empty: none.
 INFER_PRESET ?= guir1
+#: make infer: train (the training template), guir1 (GUI-R1's per-benchmark test prompts) or any core.prompts
+#: template; empty: the preset's (train without a preset).
 INFER_PROMPT ?=
+#: the smart_resize pixel cap; empty: the preset's (1258291 without one).
 INFER_MAX_PIXELS ?=
+#: extra gui-agent infer options, e.g. --max-new-tokens 512.
 INFER_ARGS ?=
+#: make infer-one: the one input file (a benchmark parquet or unified file).
 INFER_INPUT ?=
+#: make infer-one: the predictions file it writes.
 INFER_OUTPUT ?=
 
 .PHONY: infer infer-one test-inference

@@ -8,17 +8,28 @@
 # The LoRA YAML of MODEL's family and size, named as the GRPO recipes are (RECIPE_MODEL, mk/grpo.mk): a MODEL with
 # no YAML (a local folder of another name) stops, naming the ones there are; SFT_RECIPE= picks any YAML.
 SFT_LORA_DIR = LLaMA-Factory/examples/train_lora
+#:env FORCE_TORCHRUN make sft-llamafactory: 1 makes llamafactory-cli launch through torchrun (multi-GPU; read by LLaMA-Factory).
+#: make sft-llamafactory: the LLaMA-Factory YAML; by default the LoRA YAML of MODEL's family and size
+#: (LLaMA-Factory/examples/train_lora/<RECIPE_MODEL>_gui_lora_sft.yaml).
 SFT_RECIPE ?= $(SFT_LORA_DIR)/$(RECIPE_MODEL)_gui_lora_sft.yaml
 # Qwen3-VL models need LLaMA-Factory's qwen3_vl templates; everything else here is Qwen2.5-VL.
+#: make sft-llamafactory: LLaMA-Factory's template, from MODEL's family (qwen3_vl_nothink for Qwen3-VL, else
+#: qwen2_vl).
 SFT_LF_TEMPLATE ?= $(if $(findstring Qwen3-VL,$(MODEL)),qwen3_vl_nothink,qwen2_vl)
+#: make sft-swift: ms-swift's template, from MODEL's family (qwen3_vl for Qwen3-VL, else qwen2_5_vl).
 SFT_SWIFT_TEMPLATE ?= $(if $(findstring Qwen3-VL,$(MODEL)),qwen3_vl,qwen2_5_vl)
+#: make sft-llamafactory: the output root, saves/<model folder>/<DATASET> (the run goes to its llamafactory/ folder).
 SFT_OUTPUT ?= saves/$(notdir $(MODEL))/$(DATASET)
 # ms-swift runs are saved under the data's own name (aitz.jsonl -> saves/<model>/aitz/swift-lora).
+#: make sft-swift: the output folder, saves/<model folder>/<data name>/swift-<SWIFT_TUNER>.
 SFT_SWIFT_OUTPUT ?= saves/$(notdir $(MODEL))/$(basename $(notdir $(SWIFT_DATA)))/swift-$(SWIFT_TUNER)
 # Where the exports are: LLaMA-Factory reads $(SFT_LF_DATA_DIR)/dataset_info.json (written by the export);
 # ms-swift reads one JSONL (the swift export's <output>/<name>.jsonl).
+#: make sft-llamafactory: the folder of LLaMA-Factory's dataset_info.json (the llamafactory export writes it).
 SFT_LF_DATA_DIR ?= $(or $(LF_DATA_DIR),LLaMA-Factory/data)
+#: make sft-swift: the swift export (a JSONL file).
 SWIFT_DATA ?= $(or $(DATA_ROOT),Data)/swift/$(DATASET).jsonl
+#: make sft-swift: lora or full (ms-swift/examples/sft_<tuner>.sh).
 SWIFT_TUNER ?= lora
 # CPU-safe settings (no CUDA): fp32, no DeepSpeed, dataloader workers 0, one preprocessing process.
 SFT_LF_CPU_ARGS = bf16=false deepspeed=null dataloader_num_workers=0 preprocessing_num_workers=1

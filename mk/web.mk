@@ -4,7 +4,9 @@
 #                     and requirements/web.lock.txt, and checks that chromium and chromedriver have the same major
 #                     version. `make setup` never installs system packages; CI (.ci/run) runs this before `make test`.
 #                     CHROMIUM / CHROMEDRIVER (paths) reach the shell quoted ($(call q,...), mk/shell.mk).
+#: make setup-web: the Chromium binary MiniWoB++ drives.
 CHROMIUM ?= /usr/bin/chromium
+#: make setup-web: the chromedriver binary (its major version must match Chromium's).
 CHROMEDRIVER ?= /usr/bin/chromedriver
 _WEB_PIP = -c requirements/rl.lock.txt -c requirements/web.lock.txt -r requirements/web.in
 
