@@ -1,4 +1,5 @@
-"""Prompt templates of public GUI models, as their authors published them (used by :mod:`core.presets`).
+"""Prompt templates of public GUI models, as their authors published them (used by :mod:`core.presets`;
+:mod:`core.prompts` puts them in its registry).
 
 Each template states where its text comes from (repository @ commit, file). The text is kept character for
 character, quirks included; ``{instruction}`` / ``{history}`` are the only substitutions, and the screenshot goes
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from core.actions import Action, scroll_to_swipe
 from core.geometry import QWEN3VL_FACTOR, Frame, ImageGeometry
-from core.prompts import IMAGE_PLACEHOLDER, TEMPLATES, PromptTemplate, TemplateError, _qwen_history
+from core.prompt_base import IMAGE_PLACEHOLDER, PromptTemplate, TemplateError, qwen_history
 from core.schema import Step
 
 # (trailing spaces of the published prompts are kept: written as \x20 or in _UITARS_INTRO)
@@ -289,7 +290,7 @@ _FIELD = re.compile(r"\{(instruction|history)\}")
 def _fill(text: str, step: Step) -> str:
     """``text`` with ``{instruction}`` / ``{history}`` replaced in one pass (an instruction holding "{history}" stays
     as written)."""
-    values = {"instruction": step.instruction, "history": _qwen_history(step)}
+    values = {"instruction": step.instruction, "history": qwen_history(step)}
     return _FIELD.sub(lambda m: values[m.group(1)], text)
 
 
@@ -491,7 +492,5 @@ MODEL_TEMPLATES: tuple[ModelPromptTemplate, ...] = (
        "(xlang-ai/aguvis @ c711282 src/aguvis/constants.py, src/aguvis/serve/cli.py).",
        AGUVIS_USER, system=AGUVIS_AGENT_SYSTEM),
 )
-
-TEMPLATES.update({t.name: t for t in MODEL_TEMPLATES})
 
 __all__ = ["MODEL_TEMPLATES", "ModelPromptTemplate", "UITARS_MAX_PIXELS", "UITARS_MIN_PIXELS"]

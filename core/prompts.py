@@ -28,14 +28,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.actions import (
-    ACTION_NAMES,
-    GUIR1_NO_TARGET,
     NO_INPUT_TEXT,
     POINT_ACTIONS,
-    Action,
-    canonical_action_name,
-    from_mobile_use,
-    swipe_to_scroll,
     to_mobile_use,
 )
 from core.console import quoted
@@ -43,123 +37,21 @@ from core.geometry import (
     GUIR1_TRAIN_MAX_PIXELS,
     GUIR1_TRAIN_MIN_PIXELS,
     QWEN3VL_FACTOR,
-    QWEN25VL_FACTOR,
-    QWEN25VL_MAX_PIXELS,
-    QWEN25VL_MIN_PIXELS,
     Frame,
     ImageGeometry,
 )
+from core.model_prompts import MODEL_TEMPLATES
+from core.prompt_base import (
+    GUIR1_NO_POINT,
+    IMAGE_PLACEHOLDER,
+    PromptTemplate,
+    TemplateError,
+    describe_action,
+    point_in,
+    qwen_history,
+    render_guir1_history,
+)
 from core.schema import Step
-
-IMAGE_PLACEHOLDER = "<image>"
-#: GUI-R1's point for actions without one, as answers write it (integers).
-GUIR1_NO_POINT = [int(v) for v in GUIR1_NO_TARGET]
-
-
-def describe_action(action: Action) -> str:
-    """A short imperative English description of ``action`` (used when a dataset has none)."""
-    t = action.type
-    if t in ("type", "select"):
-        return f"{'Type' if t == 'type' else 'Select'} '{action.text}'"
-    if t == "scroll":
-        return f"Scroll {action.direction}"
-    if t == "open_app":
-        return f"Open the app '{action.text}'"
-    if t == "hotkey":
-        return f"Press the keys {action.text}"
-    if t == "answer":
-        return f"Answer '{action.text}'"
-    words = {"click": "Click the target element", "long_press": "Long press the target element",
-             "doubleclick": "Double click the target element", "rightclick": "Right click the target element",
-             "moveto": "Move the mouse to the target element", "swipe": "Swipe across the screen",
-             "drag": "Drag the element", "press_back": "Go back", "press_home": "Go to the home screen",
-             "press_recent": "Open the recent apps", "press_enter": "Press enter", "enter": "Press enter",
-             "complete": "The task is complete", "impossible": "The task is impossible", "wait": "Wait",
-             "close/delete": "Close or delete the item", "press_tab": "Press tab", "press_space": "Press space",
-             "press_down": "Press the down key", "press_pgdn": "Press page down",
-             "system_button": f"Press the {action.button} button", "terminate": "Stop"}
-    return words.get(t, t)
-
-
-def render_guir1_history(step: Step) -> str:
-    """The history string of a GUI-R1 prompt.
-
-    ``step.history_text`` verbatim when set; otherwise the structured history rendered like GUI-R1's parquet
-    rows: ``" \\nStep 1: <description>\\nStep 2: ...\\n\\n"``, or ``" \\nNone\\n"`` for the first step.
-    """
-    if step.history_text is not None:
-        return step.history_text
-    if not step.history:
-        return " \nNone\n"
-    lines = []
-    for i, item in enumerate(step.history, 1):
-        desc = item.description or (describe_action(item.action) if item.action is not None else "None")
-        lines.append(f"Step {i}: {desc}\n")
-    return " \n" + "".join(lines) + "\n"
-
-
-class TemplateError(ValueError):
-    """A step the template cannot express; names the step and the field."""
-
-
-@dataclass(frozen=True)
-class PromptTemplate:
-    """Base of every template. ``frame`` is the frame of the coordinates in the answer; ``actions`` the action
-    types the template can answer with; ``factor``/``min_pixels``/``max_pixels`` the resize its model uses.
-    """
-
-    name: str
-    answer_format: str
-    frame: Frame
-    actions: tuple[str, ...]
-    description: str
-    factor: int = QWEN25VL_FACTOR
-    min_pixels: int = QWEN25VL_MIN_PIXELS
-    max_pixels: int = QWEN25VL_MAX_PIXELS
-
-    def geometry(self, step: Step) -> ImageGeometry:
-        """The image geometry of ``step`` under this template's resize settings."""
-        w, h = step.image_size
-        return ImageGeometry.for_model(w, h, factor=self.factor, min_pixels=self.min_pixels,
-                                       max_pixels=self.max_pixels)
-
-    def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
-        """Chat messages; the user content holds exactly one ``<image>`` placeholder."""
-        raise NotImplementedError
-
-    def gold_answer(self, step: Step, geometry: ImageGeometry) -> str:
-        """The gold assistant answer for ``step.action`` in this template's format and frame."""
-        raise NotImplementedError
-
-    def answer_for(self, step: Step, geometry: ImageGeometry, action: Action) -> str:
-        """``action`` (screen pixels of ``step``) written as this template writes a gold answer, in its format and
-        frame, for answers that are not the step's gold (scripted and baseline policies). Any action name of the
-        format is allowed, also one the prompt does not list (the parser accepts every known name);
-        ``system_button`` / ``terminate`` become the format's ``press_*`` / ``complete``."""
-        if action.type in ("system_button", "terminate"):
-            action = from_mobile_use(to_mobile_use(action, *step.image_size) or {})
-        relaxed = replace(self, actions=tuple(sorted(ACTION_NAMES)))
-        return relaxed.gold_answer(step.model_copy(update={"action": action}), geometry)
-
-    def answer_action(self, step: Step) -> Action:
-        """``step.action`` expressed with this template's action names; TemplateError when it cannot be."""
-        a = step.action
-        if a.type in self.actions:
-            return a
-        for name in self.actions:  # aliases: enter <-> press_enter
-            if canonical_action_name(name) == canonical_action_name(a.type):
-                return a.model_copy(update={"type": name})
-        if a.type == "swipe" and "scroll" in self.actions and a.point and a.end_point:
-            return Action(type="scroll", direction=swipe_to_scroll(a.point, a.end_point))
-        raise TemplateError(f"step {step.id}: field 'action.type': template {self.name!r} cannot express "
-                            f"{a.type!r}; it allows {list(self.actions)}")
-
-
-def _point_in(p: tuple[float, float], geometry: ImageGeometry, frame: Frame) -> list[int]:
-    """An ORIGINAL-pixel point as integers in ``frame`` (answers write integer coordinates)."""
-    x, y = geometry.point(p, Frame.ORIGINAL, frame)
-    return [int(round(x)), int(round(y))]
-
 
 # ------------------------------------------------------------------------------------------------ GUI-R1
 
@@ -217,7 +109,7 @@ class GuiR1Template(PromptTemplate):
         a = self.answer_action(step)
         point = GUIR1_NO_POINT
         if a.point is not None and a.type in POINT_ACTIONS:
-            point = _point_in(a.point, geometry, self.frame)
+            point = point_in(a.point, geometry, self.frame)
         if a.type == "scroll":
             text = a.direction or NO_INPUT_TEXT
         else:
@@ -350,15 +242,6 @@ def mobile_use_tool(width: int, height: int) -> dict[str, Any]:
     }}
 
 
-def _qwen_history(step: Step) -> str:
-    if step.history:
-        return "\n".join(f"Step {i}: {item.description or (describe_action(item.action) if item.action else '')}"
-                         for i, item in enumerate(step.history, 1))
-    if step.history_text and step.history_text.strip() and step.history_text.strip() != "None":
-        return step.history_text.strip()
-    return "None"
-
-
 @dataclass(frozen=True)
 class Qwen3VLMobileTemplate(PromptTemplate):
     """Qwen3-VL ``mobile_use`` agent prompt: tool schema in the system message, answer
@@ -379,7 +262,7 @@ class Qwen3VLMobileTemplate(PromptTemplate):
             "<tool_call>...</tool_call> with a single mobile_use call.\n"
             "Call terminate when the task is finished or cannot be done.")
         user = (f"Task: {step.instruction}\n"
-                f"Actions done so far:\n{_qwen_history(step)}\n"
+                f"Actions done so far:\n{qwen_history(step)}\n"
                 f"Current screenshot: {IMAGE_PLACEHOLDER}")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -391,7 +274,7 @@ class Qwen3VLMobileTemplate(PromptTemplate):
             raise TemplateError(f"step {step.id}: field 'action.type': {a.type!r} has no mobile_use equivalent")
         for key in ("coordinate", "coordinate2"):
             if args.get(key):
-                args[key] = _point_in(tuple(args[key]), geometry, self.frame)  # type: ignore[arg-type]
+                args[key] = point_in(tuple(args[key]), geometry, self.frame)  # type: ignore[arg-type]
         call = json.dumps({"name": "mobile_use", "arguments": args}, ensure_ascii=False)
         desc = str(step.extra.get("action_description") or describe_action(a))
         thought = str(step.extra.get("thought") or desc)
@@ -409,10 +292,7 @@ QWEN3VL_MOBILE_USE = Qwen3VLMobileTemplate(
 TEMPLATES: dict[str, PromptTemplate] = {t.name: t for t in (
     GUIR1_HIGH, GUIR1_LOW, GUIR1_GROUNDING, GUIR1_INFERENCE, GUIR1_ANDROIDCONTROL, GUIR1_GUIODYSSEY,
     GUIR1_GUIACT_WEB, GUIR1_OMNIACT_WEB, GUIR1_OMNIACT_DESKTOP, GUIR1_SCREENSPOT, GUI_DESKTOP, GUIR1_SHORT,
-    QWEN3VL_MOBILE_USE)}
-
-
-import core.model_prompts  # noqa: E402,F401  (registers the public models' templates in TEMPLATES)
+    QWEN3VL_MOBILE_USE, *MODEL_TEMPLATES)}
 
 
 def get_template(name: str) -> PromptTemplate:

@@ -1,7 +1,9 @@
 """Inference: prompts + images at the training resize -> a backend (transformers, vLLM, OpenAI HTTP) -> one
 prediction row per benchmark step, with predicted coordinates mapped back to ORIGINAL pixels.
 
-Modules: :mod:`.requests` (what the model sees), :mod:`.backends` (who generates), :mod:`.runner` (resumable
+Modules, bottom up (each imports only those before it; ``tests/test_import_cycles.py``):
+:mod:`.backends.base` (generation settings and results), :mod:`.requests` (what the model sees), :mod:`.rows`
+(gold columns), :mod:`.bench` (benchmark files), :mod:`.backends` (who generates), :mod:`.runner` (resumable
 prediction files), :mod:`.agent` (step-by-step use), :mod:`.cli` (``gui-agent infer``). Heavy libraries
 (torch, transformers, vllm, ray, httpx) are imported inside the functions that need them.
 """

@@ -2,7 +2,7 @@
 ``gui-agent data convert``, read with the ``core.data.ingest`` readers.
 
 Records the reader rejects (missing or corrupt image, invalid box...) come out as
-:class:`~core.inference.runner.SkippedRecord` in their place, so they get a row with ``error`` instead of
+:class:`~core.inference.rows.SkippedRecord` in their place, so they get a row with ``error`` instead of
 vanishing or stopping the run.
 """
 
@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from core.data.summary import ConversionSummary
-from core.inference.runner import SkippedRecord
+from core.inference.rows import SkippedRecord, gold_columns, history_string
 from core.io import atomic_path
 from core.schema import Step
 
@@ -82,8 +82,6 @@ GUIR1_BENCH_SCHEMA = pa.schema([
 def write_guir1_benchmark(steps: Iterable[Step], path: str | Path) -> int:
     """Write ``steps`` as a benchmark parquet in GUI-R1's test-file layout (inline image bytes, ``gt_bbox`` in
     ORIGINAL pixels, history string as training renders it); atomic. Returns the number of rows."""
-    from core.inference.runner import gold_columns, history_string
-
     path = Path(path)
     rows = [{
         "id": s.id,

@@ -12,10 +12,7 @@ from typing import Annotated
 import typer
 
 from core.console import print_error
-
-
-#: ``--prompt`` value meaning each step's training template (``core.prompts.default_template_for``).
-TRAINING_TEMPLATE = "train"
+from core.inference.requests import TRAINING_TEMPLATE
 
 
 class BackendName(str, Enum):
@@ -137,7 +134,7 @@ def infer(
     if dry_run:
         import json
 
-        from core.inference.requests import dry_run_rows
+        from core.inference.runner import dry_run_rows
 
         for job, job_policy in zip(jobs, policies, strict=True):
             for row in dry_run_rows(job.input, job.layout, images, job.template, job_policy, gen, limit):

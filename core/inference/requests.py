@@ -86,6 +86,9 @@ class ResizePolicy:
 
 DEFAULT_POLICY = ResizePolicy()
 
+#: ``--prompt`` value meaning each step's training template (``core.prompts.default_template_for``).
+TRAINING_TEMPLATE = "train"
+
 
 def model_image_factor(model: str | Path, default: int = QWEN25VL_FACTOR) -> int:
     """``patch_size * merge_size`` from a local model folder's ``preprocessor_config.json`` (28 for Qwen2.5-VL,
@@ -263,33 +266,8 @@ def openai_messages(messages: list[dict[str, Any]], images: list[Image.Image]) -
                                            for im in images]))
 
 
-def dry_run_rows(input_path: str | Path, layout: str, images_dir: str | Path | None, template: str | None,
-                 policy: ResizePolicy, generation: Any, limit: int | None) -> Iterator[dict[str, Any]]:
-    """What ``gui-agent infer --dry-run`` prints for one input, one dict per row: ``id``, ``template``, the chat
-    ``messages`` (text; ``<image>`` marks the screenshot), ``image_size`` and ``resized_size`` [W, H] pixels,
-    ``resize`` bounds, ``generation`` settings and ``error`` (a row that could not be built)."""
-    from dataclasses import asdict
-
-    from core.inference.bench import iter_benchmark
-    from core.inference.runner import SkippedRecord
-
-    gen = asdict(generation)
-    for n, item in enumerate(iter_benchmark(Path(input_path), images_dir=images_dir, layout=layout)):
-        if limit is not None and n >= limit:
-            return
-        if isinstance(item, SkippedRecord):
-            yield {"id": item.id, "input": str(input_path), "template": template, "error": item.reason}
-            continue
-        req = build_request(item, template=template, policy=policy)
-        geo = req.geometry
-        yield {"id": item.id, "input": str(input_path), "template": req.template, "messages": req.messages,
-               "image_size": list(item.image_size),
-               "resized_size": None if geo is None else [geo.resized_width, geo.resized_height],
-               "resize": policy.record(geo), "generation": gen, "error": req.error}
-
-
 __all__ = [
-    "DEFAULT_POLICY", "dry_run_rows", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
+    "DEFAULT_POLICY", "TRAINING_TEMPLATE", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
     "hf_messages", "image_data_url",
     "inference_template_name", "load_screenshot", "model_image_factor", "openai_messages", "resolve_template",
 ]

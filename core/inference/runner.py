@@ -23,16 +23,23 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.actions import NO_INPUT_TEXT, Action
-from core.geometry import Frame, ImageGeometry
+from core.geometry import Frame
 from core.inference.backends import Backend, Generation
-from core.inference.requests import DEFAULT_POLICY, InferenceRequest, ResizePolicy, build_request
+from core.inference.bench import iter_benchmark
+from core.inference.requests import (
+    DEFAULT_POLICY,
+    TRAINING_TEMPLATE,
+    InferenceRequest,
+    ResizePolicy,
+    build_request,
+)
+from core.inference.rows import SkippedRecord, gold_columns, history_string
 from core.io import atomic_write_bytes
-from core.records import from_step
 from core.schema import Step
 
 PRED_FIELDS: tuple[str, ...] = (
@@ -45,30 +52,8 @@ PRED_FIELDS: tuple[str, ...] = (
 OWN_FIELDS: tuple[str, ...] = ("pred", "template", "resize", "backend", "model")
 
 
-@dataclass(frozen=True)
-class SkippedRecord:
-    """A benchmark record the reader could not turn into a Step (its row is written with ``error``)."""
-
-    id: str
-    reason: str
-
-
 class PredictionFileCorrupt(ValueError):
     """An existing output file has a bad line in the middle (not a torn last line)."""
-
-
-def gold_columns(step: Step) -> dict[str, Any]:
-    """The gold columns of a prediction row (:meth:`core.records.GoldRecord.to_prediction_columns`): GUI-R1's
-    ``gt_action``/``gt_bbox``/``gt_input_text`` in ORIGINAL pixels, ``gt_frame`` and ``image_size``."""
-    w, h = int(step.image_size[0]), int(step.image_size[1])
-    return from_step(step, ImageGeometry.unresized(w, h), Frame.ORIGINAL).to_prediction_columns()
-
-
-def history_string(step: Step) -> str:
-    """The history text of the row: the dataset's own string when it has one, else the rendering training uses."""
-    from core.prompts import render_guir1_history
-
-    return render_guir1_history(step)
 
 
 def parse_answer(text: str, req: InferenceRequest) -> tuple[dict[str, Any], Action | None]:
@@ -305,7 +290,6 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
     (:func:`core.outputs.resumable_output`; ``ValueError`` naming each difference); ``overwrite`` deletes it and
     starts over.
     """
-    from core.inference.cli import TRAINING_TEMPLATE
     from core.outputs import LegacyRows, resumable_output
 
     output = Path(output)
@@ -381,7 +365,27 @@ def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output:
     return summary
 
 
+def dry_run_rows(input_path: str | Path, layout: str, images_dir: str | Path | None, template: str | None,
+                 policy: ResizePolicy, generation: Any, limit: int | None) -> Iterator[dict[str, Any]]:
+    """What ``gui-agent infer --dry-run`` prints for one input, one dict per row: ``id``, ``template``, the chat
+    ``messages`` (text; ``<image>`` marks the screenshot), ``image_size`` and ``resized_size`` [W, H] pixels,
+    ``resize`` bounds, ``generation`` settings and ``error`` (a row that could not be built)."""
+    gen = asdict(generation)
+    for n, item in enumerate(iter_benchmark(Path(input_path), images_dir=images_dir, layout=layout)):
+        if limit is not None and n >= limit:
+            return
+        if isinstance(item, SkippedRecord):
+            yield {"id": item.id, "input": str(input_path), "template": template, "error": item.reason}
+            continue
+        req = build_request(item, template=template, policy=policy)
+        geo = req.geometry
+        yield {"id": item.id, "input": str(input_path), "template": req.template, "messages": req.messages,
+               "image_size": list(item.image_size),
+               "resized_size": None if geo is None else [geo.resized_width, geo.resized_height],
+               "resize": policy.record(geo), "generation": gen, "error": req.error}
+
+
 __all__ = [
     "PRED_FIELDS", "PredictionFileCorrupt", "PredictionWriter", "RunSummary", "SkippedRecord",
-    "gold_columns", "history_string", "load_done", "parse_answer", "prediction_row", "run_inference", "skipped_row",
+    "dry_run_rows", "gold_columns", "history_string", "load_done", "parse_answer", "prediction_row", "run_inference", "skipped_row",
 ]

@@ -12,15 +12,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.data.export.images import ImageError
+from core.data.export.options import ExportOptions
 from core.data.export.sinks import Progress
 from core.data.summary import ConversionSummary
 from core.schema import StepValidationError
-
-if TYPE_CHECKING:
-    from core.data.export.common import ExportOptions
 
 log = logging.getLogger(__name__)
 

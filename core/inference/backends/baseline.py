@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Sequence
 
 from core.actions import Action
-from core.inference.backends import Generation, GenerationConfig
+from core.inference.backends.base import Generation, GenerationConfig
 from core.schema import Step
 
 BASELINES: tuple[str, ...] = ("random", "centre")

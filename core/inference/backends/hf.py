@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.inference.backends import (
+from core.inference.backends.base import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_GENERATION,
     Generation,

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from core.inference.backends import DEFAULT_GENERATION, Generation, GenerationConfig, describe
+from core.inference.backends.base import DEFAULT_GENERATION, Generation, GenerationConfig, describe
 from core.inference.requests import InferenceRequest, openai_messages
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.inference.backends import (
+from core.inference.backends.base import (
     DEFAULT_GENERATION,
     Generation,
     GenerationConfig,
