@@ -46,7 +46,7 @@ help:
 	@echo "  setup-web          MiniWoB++: Debian chromium + chromium-driver, miniwob + selenium into .venvs/rl (root for apt)"
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
 	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
-	@echo "  demo               a tiny model on CPU: SFT, then three GRPO runs (r1gui, gaussian, shuffled control), measured on the curriculum and the phone (docs/demo.md)"
+	@echo "  demo               the learning demo: a tiny model on CPU, SFT then three GRPO runs (r1gui, gaussian, shuffled control), measured on the curriculum and the phone; 995 s on 2 idle cores (docs/demo.md)"
 	@echo "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id> (network)"
 	@echo "  data-download      GUI-R1-3K parquets from the Hugging Face Hub into $(GUIR1_DIR) (network)"
 	@echo "  data               $(GUIR1_DIR)/{train,test}.parquet -> verl, LLaMA-Factory, ms-swift, VLM-R1 formats"
