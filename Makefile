@@ -81,9 +81,10 @@ test-fast: setup
 lint: $(VENVS)/rl/.ready
 	$(RL)/ruff check core tests bench
 
-# The learning demo (experiments/demo/): the tiny random Qwen2.5-VL is measured on held-out simulated-phone screens
-# and episodes, fine-tuned with LLaMA-Factory, then GRPO-trained with trl, and measured after each; CPU, under 15 min
-# on 2 cores. Stages already built are reused; the last line printed is the report folder.
+# The learning demo (experiments/demo/, docs/demo.md): the tiny random Qwen2.5-VL is measured on held-out curriculum
+# screens and realistic-phone screens and episodes, fine-tuned with LLaMA-Factory, then GRPO-trained with trl three
+# ways (r1gui, Gaussian, shuffled control), and measured after each; CPU: 995 s wall (1,491 s CPU) on 2 idle cores
+# as docs/demo.md measures it. Stages already built are reused; the last line printed is the report folder.
 #: extra experiments/demo/run.py options, e.g. --fresh (redo every stage) or --only 'grpo_*'.
 DEMO_ARGS ?=
 demo: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
