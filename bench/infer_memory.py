@@ -36,9 +36,6 @@ QWEN25VL_3B = {
 
 
 def main() -> None:
-    import torch
-    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch-sizes", default="1,8,16,32")
     ap.add_argument("--new-tokens", type=int, default=128)
@@ -46,6 +43,9 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=728)
     ap.add_argument("--height", type=int, default=1652)
     args = ap.parse_args()
+    import torch  # after the flags: --help imports no framework
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+
 
     torch.manual_seed(0)
     config = Qwen2_5_VLConfig(**QWEN25VL_3B)

@@ -46,16 +46,20 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository: cor
 from core.interpreter import require  # noqa: E402
 
 require()
-sys.path.insert(0, str(Path(__file__).resolve().parent / "gui_agent"))
 
-from core.agent_recipe import AgentRecipe, AgentRecipeError  # noqa: E402
-from mobile_use_tool import (  # noqa: E402
-    DEFAULT_RECIPE,
+# core.agent_recipe, not mobile_use_tool: that module defines a verl BaseTool, so importing it loads verl, torch and
+# transformers (about 20 s) before --help could print.
+from core.agent_recipe import (  # noqa: E402
     GRIDS,
+    AgentRecipe,
+    AgentRecipeError,
     CoordinateGrid,
     cap_screenshot,
     regrid_arguments,
 )
+
+#: The agent recipe training reads (the file ``mobile_use_tool.DEFAULT_RECIPE`` names).
+DEFAULT_RECIPE = Path(__file__).resolve().parent / "gui_agent" / "recipe.yaml"
 
 AGENT_NAME = "gui_agent"
 

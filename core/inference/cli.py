@@ -5,21 +5,13 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from core.console import print_error
-from core.inference.requests import TRAINING_TEMPLATE
-
-
-class BackendName(str, Enum):
-    hf = "hf"
-    vllm = "vllm"
-    openai = "openai"
-    baseline = "baseline"
+from core.inference.options import TRAINING_TEMPLATE, BackendName
 
 
 def infer(
@@ -274,4 +266,4 @@ def register(app: typer.Typer) -> None:
     app.command("infer")(infer)
 
 
-__all__ = ["TRAINING_TEMPLATE", "infer", "register"]
+__all__ = ["TRAINING_TEMPLATE", "BackendName", "infer", "register"]

@@ -86,9 +86,6 @@ class ResizePolicy:
 
 DEFAULT_POLICY = ResizePolicy()
 
-#: ``--prompt`` value meaning each step's training template (``core.prompts.default_template_for``).
-TRAINING_TEMPLATE = "train"
-
 
 def model_image_factor(model: str | Path, default: int = QWEN25VL_FACTOR) -> int:
     """``patch_size * merge_size`` from a local model folder's ``preprocessor_config.json`` (28 for Qwen2.5-VL,
@@ -267,7 +264,7 @@ def openai_messages(messages: list[dict[str, Any]], images: list[Image.Image]) -
 
 
 __all__ = [
-    "DEFAULT_POLICY", "TRAINING_TEMPLATE", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
+    "DEFAULT_POLICY", "IMAGE_PLACEHOLDER", "InferenceRequest", "ResizePolicy", "build_request", "count_placeholders",
     "hf_messages", "image_data_url",
     "inference_template_name", "load_screenshot", "model_image_factor", "openai_messages", "resolve_template",
 ]

@@ -33,11 +33,11 @@ from core.inference.backends import Backend, Generation
 from core.inference.bench import iter_benchmark
 from core.inference.requests import (
     DEFAULT_POLICY,
-    TRAINING_TEMPLATE,
     InferenceRequest,
     ResizePolicy,
     build_request,
 )
+from core.inference.options import TRAINING_TEMPLATE
 from core.inference.rows import SkippedRecord, gold_columns, history_string
 from core.io import atomic_write_bytes
 from core.schema import Step

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from core.console import print_error
-from core.inference.cli import BackendName
+from core.inference.options import BackendName
 
 
 class PolicyName(str, Enum):
