@@ -54,6 +54,7 @@ help:
 	@echo "  sft-llamafactory / sft-swift    SFT recipes (MODEL=..., DATASET=...)"
 	@echo "  grpo-verl / grpo-trl / grpo-swift    GRPO recipes (MODEL=...)"
 	@echo "  gui-agent-data / grpo-verl-agent    verl's multi-turn mobile_use agent recipe (Qwen3-VL; AGENT_DEVICE=gpu|npu|cpu)"
+	@echo "  merge-verl         verl FSDP checkpoint -> Hugging Face folder: make merge-verl CKPT=<run, step or actor folder> OUT=<folder>"
 	@echo "  infer              predictions for every benchmark in $(GUIR1_DIR) (MODEL_PATH=...)"
 	@echo "  eval               scores, plots and failure galleries (PRED_DIR=...)"
 	@echo "  bench              every benchmark that prints numbers (bench-parsers, bench-eval, ...)"
