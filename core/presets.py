@@ -36,6 +36,10 @@ GUIR1_SCREENSPOT_MAX_PIXELS = 2_109_744
 UITARS_REPO = "bytedance/UI-TARS"
 
 
+class AmbiguousBenchmark(ValueError):
+    """The rows of a file do not decide which of a preset's prompts applies; ``--benchmark`` does."""
+
+
 @dataclass(frozen=True)
 class Generation:
     """Decoding settings: ``temperature`` 0 = greedy; ``top_p`` only matters when sampling."""
@@ -81,6 +85,33 @@ class Preset:
         if kind not in self.templates:
             raise ValueError(f"preset {self.name!r} has no {kind} prompt (it is a grounding model); "
                              f"benchmark {benchmark!r} needs one")
+        return self.templates[kind]
+
+    def template_for_file(self, benchmark: str | None, kind: str | None) -> str:
+        """The template for a file whose rows are of ``kind`` (``grounding`` / ``navigation``, None: both) and
+        name ``benchmark`` (None: they do not say; :func:`core.inference.bench.input_benchmark`). Never a guess:
+        ``AmbiguousBenchmark`` when the rows do not decide between this preset's prompts (mixed rows, or navigation
+        rows of no named benchmark while the preset has one prompt per navigation benchmark); ``ValueError`` when
+        the preset has no prompt for the kind (a grounding model on navigation rows)."""
+        if benchmark is not None:
+            return self.template_for(benchmark)
+        if kind is None:
+            raise AmbiguousBenchmark("its rows are grounding and navigation steps, and the preset's prompt differs "
+                                     "between them; split the file, or pass --benchmark NAME")
+        if kind == "navigation":
+            from core.eval.registry import BENCHMARKS
+
+            per_benchmark = sorted({t for b, t in self.templates.items()
+                                    if b in BENCHMARKS and BENCHMARKS[b].kind != "grounding"}
+                                   | {self.templates.get("navigation")} - {None})
+            if len(per_benchmark) > 1:
+                navigation = [b for b in BENCHMARKS if BENCHMARKS[b].kind != "grounding"]
+                raise AmbiguousBenchmark(f"navigation rows that name no benchmark, and preset {self.name!r} has a "
+                                         f"prompt per benchmark ({', '.join(per_benchmark)}); pass --benchmark "
+                                         f"NAME ({', '.join(navigation)})")
+        if kind not in self.templates:
+            raise ValueError(f"preset {self.name!r} has no {kind} prompt (it is a grounding model); these are "
+                             f"{kind} rows")
         return self.templates[kind]
 
     def pixel_bounds(self, benchmark: str | None) -> tuple[int, int]:
@@ -261,4 +292,4 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     return out
 
 
-__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "Generation", "MAX_IMAGE_SIDE", "PRESETS", "Preset", "get_preset", "reparse_row"]
+__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "AmbiguousBenchmark", "Generation", "MAX_IMAGE_SIDE", "PRESETS", "Preset", "get_preset", "reparse_row"]

@@ -6,12 +6,15 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.console import print_error
 from core.inference.options import TRAINING_TEMPLATE, BackendName
+
+if TYPE_CHECKING:
+    from core.inference.bench import InputBenchmark
 
 
 def infer(
@@ -68,8 +71,13 @@ def infer(
     ))] = None,
     preset: Annotated[str | None, typer.Option(help=(
         "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
-        "aguvis): the authors' prompt for each input (chosen by its <benchmark>_test name), answer parser, "
-        "coordinate frame, generation settings and pixel bounds; explicit flags win."))] = None,
+        "aguvis): the authors' prompt for each input's benchmark, answer parser, coordinate frame, generation "
+        "settings and pixel bounds; explicit flags win."))] = None,
+    benchmark: Annotated[list[str] | None, typer.Option(help=(
+        "With --preset: the benchmark of the input (core.eval.registry name: screenspot, screenspot_v2, "
+        "screenspot_pro, androidcontrol_low, androidcontrol_high, guiodyssey, ...), once or once per --input "
+        "[default: read from the file: its rows' benchmark field, a <benchmark>_test file name or the rows' "
+        "source, and the kind of task from its rows; a file that does not decide the prompt is an error]."))] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help=(
         "Print the requests as JSON lines (prompt text, image size after resize, generation settings) and exit "
         "without loading a model."))] = False,
@@ -103,7 +111,11 @@ def infer(
                          ("--factor", factor, count), ("--tensor-parallel-size", tensor_parallel_size, count),
                          ("--data-parallel-size", data_parallel_size, count), ("--max-model-len", max_model_len, count)])
     chosen = _preset(preset)
-    jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit, chosen, explicit_prompt=prompt is not None)
+    if benchmark and chosen is None:
+        raise typer.BadParameter("only with --preset (it picks the preset's prompt and pixel bounds)",
+                                 param_hint="--benchmark")
+    jobs = _jobs(input, output, prompt or [TRAINING_TEMPLATE], limit, chosen, explicit_prompt=prompt is not None,
+                 benchmarks=benchmark or [])
     try:
         processor_folder = processor_source(model)
     except ValueError as e:
@@ -172,7 +184,8 @@ def infer(
             typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
                        f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
                        f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
-                       f"{f', from {policy.recipe}' if policy.recipe else ''})", err=True)
+                       f"{f', from {policy.recipe}' if policy.recipe else ''})"
+                       f"{f'; {job.found.describe()}' if job.found else ''}", err=True)
             with user_errors(prefix=f"{job.input}: "):
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
@@ -203,6 +216,8 @@ class _Job:
     total: int
     template: str | None
     benchmark: str | None = None
+    #: with --preset: what the input holds and how that was read (:func:`core.inference.bench.input_benchmark`)
+    found: InputBenchmark | None = None
 
 
 def _preset(name: str | None):
@@ -217,38 +232,44 @@ def _preset(name: str | None):
         raise typer.BadParameter(str(e), param_hint="--preset") from None
 
 
-def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: int | None, preset=None, *,
-          explicit_prompt: bool = True) -> list[_Job]:
-    """Validate every pair before any model is loaded; with a ``preset`` and no explicit ``--prompt``, each input
-    gets the preset's template for its benchmark (read from its ``<benchmark>_test`` file name)."""
+def _check_template(name: str) -> None:
+    """``--prompt NAME`` names a registered template (or is the training template's ``train``)."""
     from core import prompts as registry
-    from core.eval.registry import benchmark_for_file
-    from core.inference.bench import count_rows, detect_layout
+
+    if name != TRAINING_TEMPLATE:
+        try:
+            registry.get_template(name)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--prompt") from None
+
+
+def _once_or_per_input(values: list[str], n_inputs: int, flag: str) -> None:
+    if len(values) not in (0, 1, n_inputs):
+        raise typer.BadParameter(f"give {flag} once or once per --input ({n_inputs}), got {len(values)}",
+                                 param_hint=flag)
+
+
+def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: int | None, preset=None, *,
+          explicit_prompt: bool = True, benchmarks: list[str] = ()) -> list[_Job]:
+    """Validate every pair before any model is loaded; with a ``preset``, each input's benchmark is read from the
+    file (or ``benchmarks``, the --benchmark values) and, without an explicit ``--prompt``, it gets the preset's
+    template for that benchmark. A file that does not decide the template is one error line naming --benchmark."""
+    from core.inference.bench import count_rows, detect_layout, input_benchmark
     from core.outputs import refuse_existing
+    from core.presets import AmbiguousBenchmark
 
     if len(inputs) != len(outputs):
         raise typer.BadParameter(f"{len(inputs)} --input but {len(outputs)} --output; give one --output per --input",
                                  param_hint="--output")
-    if len(prompts) not in (1, len(inputs)):
-        raise typer.BadParameter(f"give --prompt once or once per --input ({len(inputs)}), got {len(prompts)}",
-                                 param_hint="--prompt")
+    _once_or_per_input(prompts, len(inputs), "--prompt")
+    _once_or_per_input(list(benchmarks), len(inputs), "--benchmark")
     if len(set(outputs)) != len(outputs):
         raise typer.BadParameter("two inputs write the same --output", param_hint="--output")
     jobs = []
     for i, (inp, out) in enumerate(zip(inputs, outputs, strict=True)):
         name = prompts[i] if len(prompts) > 1 else prompts[0]
-        bench = benchmark_for_file(inp.with_suffix(".json"))
-        if preset is not None and not explicit_prompt:
-            try:
-                name = preset.template_for(bench.name if bench else None)
-            except ValueError as e:
-                raise typer.BadParameter(f"{inp}: {e}", param_hint="--preset") from None
-        template = None if name == TRAINING_TEMPLATE else name
-        if template is not None:
-            try:
-                registry.get_template(template)
-            except ValueError as e:
-                raise typer.BadParameter(str(e), param_hint="--prompt") from None
+        if preset is None or explicit_prompt:
+            _check_template(name)  # before any file is read
         try:
             refuse_existing(out, overwrite=True)  # a file (resumed), never a folder
         except ValueError as e:
@@ -257,8 +278,22 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
             layout, total = detect_layout(inp), count_rows(inp)
         except (FileNotFoundError, ValueError) as e:
             raise typer.BadParameter(str(e), param_hint="--input") from None
-        jobs.append(_Job(inp, out, layout, total if limit is None else min(total, limit), template,
-                         bench.name if bench else None))
+        found = None
+        if preset is not None:
+            given = (benchmarks[i] if len(benchmarks) > 1 else benchmarks[0]) if benchmarks else None
+            try:
+                found = input_benchmark(inp, layout, given=given)
+                if not explicit_prompt:
+                    name = preset.template_for_file(found.name, found.kind)
+            except AmbiguousBenchmark as e:
+                print_error(f"--input {inp}: {e}")
+                raise typer.Exit(2) from None
+            except ValueError as e:
+                hint = "--benchmark" if given or "--benchmark" in str(e) else "--preset"
+                raise typer.BadParameter(f"{inp}: {e}", param_hint=hint) from None
+            _check_template(name)
+        jobs.append(_Job(inp, out, layout, total if limit is None else min(total, limit),
+                         None if name == TRAINING_TEMPLATE else name, found.name if found else None, found))
     return jobs
 
 
