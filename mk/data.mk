@@ -63,8 +63,7 @@ endif
 
 # DATA_RECIPE is a path: one quoted word (a DATA_PIXELS given by the user is a word list).
 _DATA_PIXELS_OPT = $(if $(filter file,$(origin DATA_PIXELS)),--recipe $(call q,$(DATA_RECIPE)),$(call qwords,$(DATA_PIXELS)))
-_CONVERT = $(RL)/python -m core data convert --from guir1 $(_DATA_PIXELS_OPT) --workers $(call q,$(DATA_WORKERS)) \
-	$(call qwords,$(DATA_ARGS))
+_CONVERT_ARGS = --from guir1 $(_DATA_PIXELS_OPT) --workers $(call q,$(DATA_WORKERS)) $(call qwords,$(DATA_ARGS))
 
 # Output folder and name of each target (verl keeps GUI-R1's train/test file names inside one folder).
 data-guir1: $(VENVS)/rl/.ready
@@ -79,17 +78,33 @@ data-guir1: $(VENVS)/rl/.ready
 	      llamafactory) out=$(call q,$(LF_DATA_DIR))/$(DATASET); name=$$n ;; \
 	      *) out=$(call q,$(DATA_ROOT))/"$$t"; name=$$n ;; \
 	    esac; \
-	    echo "== $$f ($$split) -> $$t"; \
-	    $(_CONVERT) --to "$$t" --input "$$f" --output "$$out" --name "$$name"; \
+	    stamp="$$out/.make-data.$$name.json"; cmd=($(_CONVERT_ARGS) --to "$$t" --input "$$f" --output "$$out" --name "$$name"); \
+	    inputs=("$$f" $(if $(filter file,$(origin DATA_PIXELS)),$(call q,$(DATA_RECIPE)))); \
+	    $(_CONVERT_ONCE); \
 	  done; \
 	done
+
+# Idempotent (scripts/stamp.py), make data and make data-convert alike: each conversion leaves a stamp beside its
+# output, <output folder>/.make-data.<name>.json, naming its command. The same command again, with no file of its
+# inputs (the input, DATA_IMAGES, DATA_RECIPE) newer, says the output is up to date and converts nothing (exit 0); a
+# changed input or option converts again over this target's own output (--overwrite). An output with no stamp
+# (written some other way) is left to data convert, which refuses to replace it. Set by each loop: f (input), t
+# (target), out (output folder), stamp, cmd (the convert options, an array), inputs (what the output is made from).
+_STAMP = $(RL)/python -I scripts/stamp.py
+_CONVERT_ONCE = rc=0; $(_STAMP) fresh "$$stamp" "$${cmd[*]}" "$${inputs[@]}" || rc=$$?; \
+	if [ $$rc = 0 ]; then echo "== $$f -> $$t: up to date ($$stamp: same command, no input file newer)"; else \
+	  echo "== $$f -> $$t$$( [ $$rc = 1 ] && echo ': input or options changed since the last conversion, converting again')"; \
+	  $(RL)/python -m core data convert "$${cmd[@]}" $$( [ $$rc = 1 ] && echo --overwrite ); \
+	  mkdir -p "$$out"; $(_STAMP) write "$$stamp" "$${cmd[*]}"; fi
 
 data-convert: $(VENVS)/rl/.ready
 	$(_NEED_INPUT)
 	@set -e; for f in $(call qwords,$(DATA_INPUT)); do for t in $(call qwords,$(DATA_TARGETS)); do \
-	  echo "== $$f -> $$t"; \
-	  $(RL)/python -m core data convert --from $(call q,$(DATA_FROM)) --to "$$t" --input "$$f" \
-	    --output $(call q,$(DATA_OUT))/"$$t" $(_DATA_IMAGES_OPT) $(call qwords,$(DATA_ARGS)); \
+	  out=$(call q,$(DATA_OUT))/"$$t"; stamp="$$out/.make-data.$$(basename -- "$$f").json"; \
+	  cmd=(--from $(call q,$(DATA_FROM)) --to "$$t" --input "$$f" --output "$$out" $(_DATA_IMAGES_OPT) \
+	    $(call qwords,$(DATA_ARGS))); \
+	  inputs=("$$f" $(if $(DATA_IMAGES),$(call q,$(DATA_IMAGES)))); \
+	  $(_CONVERT_ONCE); \
 	done; done
 
 data-inspect: $(VENVS)/rl/.ready
