@@ -47,3 +47,34 @@ def test_readme_demo_block_is_a_summary_with_every_number_on_the_demo_page():
     numbers = set(re.findall(r"[-+]?\d[\d,.]*%?", block.replace("docs/demo", "")))
     missing = sorted(n for n in numbers if n.rstrip("%").strip("+-") and n not in DEMO)
     assert not missing, f"README's demo block has numbers docs/demo.md does not: {missing}"
+
+
+#: Pages this check leaves to their owners (the lead's verl pages, the test-speed page) and generated pages.
+SPEED_SKIP = {"grpo-verl.md", "verl-agent.md", "testing.md", "changelog.md", "cli.md", "make-variables.md"}
+#: A rate, or a measured time in seconds.
+SPEED = re.compile(r"\d[\d,.]*\s*(?:[a-z]+ )?(?:rows|turns|steps|screens|parses|renders|episodes|completions|it|MB)/s"
+                   r"\b|\d[\d,.]* turns per CPU-second|\d[\d,.]* s (?:wall|of CPU|CPU|on \d)|\d[\d,.]* (?:CPU )?seconds")
+#: What names the command that measured it: a make target, a bench script, a gui-agent or python command, a test.
+COMMAND = re.compile(r"make [a-z]|bench/|gui-agent |timeit|tests/|pytest|python ")
+
+
+def test_every_speed_figure_names_the_command_that_measured_it():
+    """Issue 38, item 5: a speed or time figure in README.md or docs/ stands in a paragraph that names the command
+    (and so the settings) behind it; a table or an output block counts with the paragraph before it."""
+    bad = []
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        if page.name in SPEED_SKIP:
+            continue
+        paragraphs = re.split(r"\n\s*\n", page.read_text(encoding="utf-8"))
+        for i, paragraph in enumerate(paragraphs):
+            found = SPEED.search(paragraph)
+            context = paragraph + (paragraphs[i - 1] if i and paragraph.lstrip().startswith(("|", "```")) else "")
+            if found and not COMMAND.search(context):
+                bad.append(f"{page.name}: {found.group(0)!r} in {paragraph.strip()[:120]!r}")
+    assert not bad, "speed figures without the command that measured them:\n" + "\n".join(bad)
+
+
+def test_the_tiny_models_turn_rate_names_its_settings():
+    text = (REPO / "docs" / "simulated-phone.md").read_text(encoding="utf-8")
+    claim = text[text.index("about 16 turns per CPU-second") - 300:text.index("about 16 turns per CPU-second")]
+    assert "bench/world.py" in claim and "16 new tokens" in claim
