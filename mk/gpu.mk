@@ -22,7 +22,7 @@ _gpu-inputs:
 setup-gpu:
 	@nvidia-smi -L >/dev/null 2>&1 || { echo "setup-gpu installs CUDA builds (vLLM, torch 2.13.0, flash-attn," \
 	  "DeepSpeed) and needs an NVIDIA GPU, and nvidia-smi finds none here; make setup-gpu-check checks that the pins resolve"; exit 2; }
-	@$(MAKE) --no-print-directory setup _gpu-inputs
+	@$(MAKE) --no-print-directory setup _gpu-inputs _vars_checked=1
 	$(RL)/pip install $(_GPU_RL)
 	$(RL)/pip install --no-build-isolation -r requirements/gpu-rl-build.txt
 	$(LF)/pip install $(_GPU_LF)

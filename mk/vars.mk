@@ -34,10 +34,12 @@ _vars_close = $(if $(and $(1),$(_vars_py)),$(shell $(_vars_py) -I -S scripts/mak
 _vars_guess = $(filter-out -,$(patsubst $(1):%,%,$(filter $(1):%,$(_vars_pairs))))
 _vars_line = make: $(1) is not a variable of this project's makefiles (make vars lists them)$(if $(call _vars_guess,$(1)),; did you mean $(call _vars_guess,$(1))?)
 define _vars_warn
-$(eval _vars_unknown := $(filter-out $(_vars_known) _vars_print,$(_vars_cmdline)))
+$(eval _vars_unknown := $(filter-out $(_vars_known) _vars_print _vars_checked,$(_vars_cmdline)))
 $(eval _vars_names := $(call _vars_safe,$(_vars_unknown)))
 $(eval _vars_pairs := $(join $(addsuffix :,$(_vars_names)),$(call _vars_close,$(_vars_names))))
 $(foreach v,$(_vars_unknown),$(file >>/dev/stderr,$(call _vars_line,$(v))))
 endef
-# Checked once, by the make the user started (not again in a sub-make, which inherits the command line).
-_vars_check = $(if $(filter 0,$(MAKELEVEL)),$(if $(_vars_cmdline),$(strip $(_vars_warn))))
+# Checked once, by the make the user started: a sub-make of these makefiles ($(MAKE) in a recipe) inherits the
+# command line and is started with _vars_checked=1. (Not MAKELEVEL: a make run by a program that make started, the
+# test suite under make test, is a user's make too.)
+_vars_check = $(if $(_vars_checked),,$(if $(_vars_cmdline),$(strip $(_vars_warn))))

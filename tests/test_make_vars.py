@@ -173,6 +173,10 @@ def test_a_misspelt_variable_is_one_warning_line_naming_the_one_meant():
         "make: PROMPT is not a variable of this project's makefiles (make vars lists them); did you mean INFER_PROMPT?",
     ]
     assert "MODLE" in make("-n", "infer", "MODLE=x", "MODEL_PATH=ckpt").stderr.split("did you mean MODEL?")[0]
+    # A make started by a program make started (this suite under make test) warns too; a sub-make of the
+    # makefiles themselves (started with _vars_checked=1) does not repeat it.
+    assert "did you mean INFER_PRESET?" in make("-n", "help", "PRESET=x", env={"MAKELEVEL": "2"}).stderr
+    assert make("-n", "help", "PRESET=x", "_vars_checked=1").stderr == ""
 
 
 def test_known_variables_and_environment_knobs_give_no_warning():
