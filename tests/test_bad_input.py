@@ -554,8 +554,9 @@ def test_exporter_stops_on_an_image_it_cannot_decode_unless_skip_missing(tmp_pat
     convert = ("convert", "--from", "screenspot", "--to", "swift", "--input", tmp_path / "s.jsonl", "--images",
                tmp_path / "images", "--output", tmp_path / "out", "--max-pixels", 1258291)
     assert_one_error_line(data_cli(*convert), "record s:0: field 'image'", "cannot decode image")
-    r = data_cli(*convert, "--skip-missing")
-    assert r.returncode == 0 and "read 1, written 0, skipped 1" in r.stdout, r.stderr
+    r = data_cli(*convert, "--skip-missing")  # every record skipped: an error, and no empty output (issue 38, 10)
+    assert_one_error_line(r, "every record was skipped (1 read: 1 x bad image", "nothing was written")
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
 
 
 # ------------------------------------------------------- round 4: a text field of the wrong type

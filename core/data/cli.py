@@ -2,12 +2,14 @@
 
 The ``run_*`` functions are the implementation (the typer commands call them; ``Data/utils/*.py`` run the
 commands); each returns its :class:`ConversionSummary`. Exit codes of the commands: 0 success, 2 anything else,
-with one ``error: ...`` line: a record error that was not skipped (it names the record and field), an unreadable
-input, an output that cannot be written (name too long, read-only, a file where a folder must be), bad usage.
+with one ``error: ...`` line: a record error that was not skipped (it names the record and field), every record
+skipped (``--skip-missing`` with nothing left: no output file is written), an unreadable input, an output that
+cannot be written (name too long, read-only, a file where a folder must be), bad usage.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -20,7 +22,7 @@ from typing import Any
 import typer
 
 from core.console import quoted
-from core.data.summary import ConversionSummary
+from core.data.summary import ConversionSummary, NothingWritten, refuse_nothing_written
 from core.io import publish
 from core.outputs import refuse_existing, refuse_output_inside_input, user_errors
 from core.schema import Step, StepValidationError
@@ -109,15 +111,30 @@ def run_convert(source: str, target: str, input_path: Path, output: Path, *, ima
         for suffix in FINISHED_SUFFIXES:  # a finished output is replaced only with --overwrite
             refuse_existing(output / f"{name}{suffix}", overwrite=False, option="--output/--name",
                             folder=suffix == ".hf")
-    with resumable_output(output / name, shaping, overwrite=overwrite or not resume,
-                          has_rows=lambda: bool(_resume_state(output, name)), keep_record=False) as resuming:
-        options = ExportOptions(name=name, max_pixels=max_pixels, min_pixels=min_pixels, template=template,
-                                workers=workers, resume=resuming, skip_missing=skip_missing)
-        summary = ConversionSummary()
-        steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
-                     coords=coords)
-        written = EXPORTERS[target](steps, output, options=options, summary=summary)  # exporters show progress
+    created = not output.exists()
+    try:
+        with resumable_output(output / name, shaping, overwrite=overwrite or not resume,
+                              has_rows=lambda: bool(_resume_state(output, name)), keep_record=False) as resuming:
+            options = ExportOptions(name=name, max_pixels=max_pixels, min_pixels=min_pixels, template=template,
+                                    workers=workers, resume=resuming, skip_missing=skip_missing)
+            summary = ConversionSummary()
+            steps = read(source, input_path, images_dir=images_dir, skip_missing=skip_missing, summary=summary,
+                         coords=coords)
+            written = EXPORTERS[target](steps, output, options=options, summary=summary)  # exporters show progress
+    except NothingWritten:
+        if created:  # the folder this run made holds nothing: not left behind either
+            _remove_empty_folders(output)
+        raise
     return Path(written), summary
+
+
+def _remove_empty_folders(folder: Path) -> None:
+    """``folder`` and the folders under it, where they hold no file."""
+    for path in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
 
 
 def run_clean(input_path: Path, output: Path, *, source: str = "unified", images_dir: Path | None = None,
@@ -143,6 +160,7 @@ def run_clean(input_path: Path, output: Path, *, source: str = "unified", images
         for step in _progress(steps, "clean"):
             writer.write(step)
             cleaner.summary.written += 1
+        refuse_nothing_written(cleaner.summary, skip_missing=skip_missing)  # in the writer: leaves no file
     return cleaner
 
 
@@ -233,6 +251,7 @@ def run_add_solution(input_path: Path, output: Path, *, source: str = "guir1", i
             if kept:
                 writer.write_table(pa.Table.from_pylist(kept, schema=schema))
                 summary.written += len(kept)
+        refuse_nothing_written(summary, skip_missing=skip_missing)
         writer.close()
         publish(tmp, output)
         if no_tool_call:

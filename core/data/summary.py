@@ -39,3 +39,25 @@ class ConversionSummary:
         for reason, n in sorted(self.skipped.items()):
             lines.append(f"  skipped {n} x {reason} (e.g. {', '.join(self.examples.get(reason, []))})")
         return "\n".join(lines)
+
+
+class NothingWritten(ValueError):
+    """Records were read and every one was skipped: an error like a run whose every row failed (exit 2, one line),
+    never an empty output file."""
+
+
+def refuse_nothing_written(summary: ConversionSummary, *, skip_missing: bool = False) -> None:
+    """Raise :class:`NothingWritten` when ``summary`` read records (or skipped some) and wrote none; called before
+    an output is published, so no empty file is left under its name. ``skip_missing``: the run skipped bad
+    records instead of stopping (the message says how to see the first one)."""
+    if summary.written or not (summary.read or summary.n_skipped):
+        return
+    reasons = ", ".join(f"{n} x {reason}" for reason, n in summary.skipped.most_common(3))
+    more = len(summary.skipped) - 3
+    hint = "; fix the input (or --images), or run without --skip-missing to stop at the first bad record"
+    raise NothingWritten(f"every record was skipped ({summary.read} read: {reasons or 'no reason recorded'}"
+                         f"{f', {more} more reasons' if more > 0 else ''}), so nothing was written and no output "
+                         f"file is left{hint if skip_missing else ''}")
+
+
+__all__ = ["ConversionSummary", "NothingWritten", "refuse_nothing_written"]

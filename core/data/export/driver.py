@@ -17,7 +17,7 @@ from typing import Any
 from core.data.export.images import ImageError
 from core.data.export.options import ExportOptions
 from core.data.export.sinks import Progress
-from core.data.summary import ConversionSummary
+from core.data.summary import ConversionSummary, NothingWritten, refuse_nothing_written
 from core.schema import StepValidationError
 
 log = logging.getLogger(__name__)
@@ -130,9 +130,10 @@ def run_export(units: Iterable[Any], build: Callable[[tuple[int, Any]], Any], si
                     summary.written += 1
                 sink.maybe_checkpoint(progress)
                 bar.update(n)
+        refuse_nothing_written(summary, skip_missing=options.skip_missing)  # an error, and nothing published
         return sink.close()
-    except BaseException:
-        if sink.ckpt.exists():
+    except BaseException as e:
+        if sink.ckpt.exists() and not isinstance(e, NothingWritten):
             sink.suspend()  # a later run resumes from the checkpoint
         else:
             sink.discard()  # nothing to resume: a run that checkpointed no row leaves no temp files

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from core.data.export.common import ExportOptions
-from core.data.summary import ConversionSummary
+from core.data.summary import ConversionSummary, refuse_nothing_written
 from core.data.unified import UnifiedWriter
 from core.schema import Step, StepValidationError
 
@@ -35,4 +35,5 @@ def export_unified(steps: Iterable[Step], output_dir: Path, *, options: ExportOp
                     continue
             writer.write(step)
             summary.written += 1
+        refuse_nothing_written(summary, skip_missing=options.skip_missing)  # in the writer: leaves no file
     return out
