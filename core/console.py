@@ -5,11 +5,14 @@ emoji code or highlight (a model answer ``[/]``, a path ``[bold]x`` or a group `
 whose control characters (ESC, BEL, ...) are shown as escapes (``\\x1b``) instead of reaching the terminal.  Our own
 styling is built from :func:`styled` pieces, never from markup strings.  On a terminal the console wraps at its
 width; in logs and pipes it does not wrap at all (rich would otherwise fold long paths at 80 columns) and prints no
-colour codes.  :func:`print_error` is the ``error: ...`` line of every command.
+colour codes.  :func:`print_error` is the ``error: ...`` line of every command.  Long work (data conversion,
+inference, rollout, eval, the verl demo data) reports through :func:`progress_bar`: a bar on a terminal, plain
+progress lines in logs and pipes (:class:`ProgressLines`), so a run piped to a log is never silent for long.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import reprlib
 import sys
@@ -108,9 +111,119 @@ def print_error(message: Any) -> None:
     make_console(stderr=True).print(styled("error:", "red"), bounded(message, MAX_ERROR_CHARS))
 
 
-def progress_bar(iterable: Any = None, *, enabled: bool = True, **kwargs: Any):
-    """A ``tqdm`` progress bar on stderr, drawn only when stderr is a terminal and ``enabled`` (logs and pipes get
-    no bar lines; ``TQDM_DISABLE=1`` turns every bar off). Every command's progress goes through this."""
-    from tqdm import tqdm
+#: Plain progress lines (stderr not a terminal): at least one every this many seconds while work goes on
+#: (``GUI_AGENT_PROGRESS_SECONDS`` sets it; 0 prints a line at every update, for tests).
+PROGRESS_SECONDS = 30.0
+#: ... and one each time another this many percent of a known total is done (at most one per third of the period).
+PROGRESS_PERCENT = 5
 
-    return tqdm(iterable, disable=None if enabled else True, **kwargs)
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def progress_bar(iterable: Any = None, *, enabled: bool = True, **kwargs: Any):
+    """Progress of every command's long work, on stderr: a ``tqdm`` bar when stderr is a terminal, plain lines
+    (:class:`ProgressLines`) in logs and pipes, nothing when ``enabled`` is False or ``TQDM_DISABLE`` is set. Takes
+    tqdm's arguments (``total``, ``initial``, ``desc``, ``unit``; others only matter to the bar)."""
+    if not enabled or _env_flag("TQDM_DISABLE"):
+        from tqdm import tqdm
+
+        return tqdm(iterable, disable=True, **kwargs)
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        return tqdm(iterable, **kwargs)
+    period = os.environ.get("GUI_AGENT_PROGRESS_SECONDS")
+    return ProgressLines(iterable, period=PROGRESS_SECONDS if period is None else float(period), **kwargs)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else \
+        f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class ProgressLines:
+    """What a progress bar says, as plain lines for a log: ``desc: 120/1000 rows (12%), 3.1 rows/s, 0:39 elapsed,
+    ETA 4:44``. A line each time another :data:`PROGRESS_PERCENT` of a known total is done and at least every
+    ``period`` seconds, never two within a third of ``period`` and none in the first third (a short run prints
+    nothing); a last line at the end when any was printed. The part of tqdm's interface the commands use:
+    iteration, ``update``, ``set_postfix``, ``n``, ``total``, ``close`` and ``with``."""
+
+    def __init__(self, iterable: Any = None, *, total: float | None = None, initial: float = 0, desc: str | None = None,
+                 unit: str = "it", period: float = PROGRESS_SECONDS, file: Any = None,
+                 clock: Any = None, **_bar_only: Any):
+        import time
+
+        self.iterable = iterable
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        self.total, self.n, self.desc, self.unit = total, initial, desc or "progress", unit.strip() or "it"
+        self._initial, self._period, self._file = initial, max(0.0, period), file
+        self._clock = clock or time.monotonic
+        self._start = self._last = self._clock()
+        self._printed = 0
+        self._last_n = initial
+        self._next_percent = self._percent() // PROGRESS_PERCENT * PROGRESS_PERCENT + PROGRESS_PERCENT
+        self._postfix: dict[str, Any] = {}
+        self._closed = False
+
+    def _percent(self) -> float:
+        return 100.0 * self.n / self.total if self.total else 0.0
+
+    def line(self) -> str:
+        """The current state as one line."""
+        elapsed = self._clock() - self._start
+        rate = (self.n - self._initial) / elapsed if elapsed > 0 else 0.0
+        if self.total:
+            text = f"{self.desc}: {self.n:g}/{self.total:g} {self.unit} ({self._percent():.0f}%)"
+        else:
+            text = f"{self.desc}: {self.n:g} {self.unit}"
+        text += f", {rate:.3g} {self.unit}/s, {_duration(elapsed)} elapsed"
+        if self.total and rate > 0 and self.n < self.total:
+            text += f", ETA {_duration((self.total - self.n) / rate)}"
+        if self._postfix:
+            text += ", " + ", ".join(f"{k} {v}" for k, v in self._postfix.items())
+        return text
+
+    def _emit(self) -> None:
+        file = self._file or sys.stderr
+        file.write(shown_text(self.line()) + "\n")
+        file.flush()
+        self._printed += 1
+        self._last, self._last_n = self._clock(), self.n
+
+    def update(self, n: float = 1) -> None:
+        self.n += n
+        now = self._clock()
+        percent_due = bool(self.total) and self._percent() >= self._next_percent
+        if percent_due:
+            self._next_percent = self._percent() // PROGRESS_PERCENT * PROGRESS_PERCENT + PROGRESS_PERCENT
+        quiet = self._period / 3
+        if now - self._start < quiet or now - self._last < quiet:
+            return
+        if percent_due or now - self._last >= self._period:
+            self._emit()
+
+    def set_postfix(self, ordered_dict: dict[str, Any] | None = None, refresh: bool = True, **kwargs: Any) -> None:
+        self._postfix = {**(ordered_dict or {}), **kwargs}
+
+    def close(self) -> None:
+        if not self._closed and self._printed and self.n != self._last_n:
+            self._emit()
+        self._closed = True
+
+    def __iter__(self):
+        try:
+            for item in self.iterable:
+                yield item
+                self.update(1)
+        finally:
+            self.close()
+
+    def __enter__(self) -> ProgressLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
