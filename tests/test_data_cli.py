@@ -29,7 +29,7 @@ SHOT = AITZ / "GOOGLE_APPS-523638528775825151" / "GOOGLE_APPS-523638528775825151
 def cli(*args: str, script: str | None = None) -> subprocess.CompletedProcess:
     cmd = [sys.executable, script] if script else [sys.executable, "-m", "core", "data"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TQDM_DISABLE": "1"}
-    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300,
+    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, cwd=ROOT, env=env,
                           check=False)
 
 
@@ -202,6 +202,6 @@ def test_data_utils_wrappers(tmp_path):
 
 
 def test_hfd_help():
-    r = subprocess.run(["bash", str(ROOT / "Data" / "hfd.sh"), "--help"], capture_output=True, text=True, timeout=30,
+    r = subprocess.run(["bash", str(ROOT / "Data" / "hfd.sh"), "--help"], capture_output=True, text=True,
                        check=False)
     assert r.returncode == 0 and "ritzzai/GUI-R1" in r.stdout and "Data/GUI-R1-3K" in r.stdout

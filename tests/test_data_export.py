@@ -320,8 +320,7 @@ def test_llamafactory_loader_reads_the_export(tmp_path, grounding_steps):
                           "prompt": row["_prompt"]}}))
     """)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "DISABLE_VERSION_CHECK": "1"}
-    proc = subprocess.run([str(LF_PY), "-c", script], check=False, capture_output=True, text=True, env=env, cwd=tmp_path,
-                          timeout=300)
+    proc = subprocess.run([str(LF_PY), "-c", script], check=False, capture_output=True, text=True, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["n"] == len(grounding_steps)

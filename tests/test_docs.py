@@ -87,7 +87,7 @@ def test_mkdocs_strict_build(tmp_path):
     pytest.importorskip("material")
     site = tmp_path / "site"
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)], cwd=REPO,
-                          capture_output=True, text=True, timeout=300, check=False,
+                          capture_output=True, text=True, check=False,
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert (site / "index.html").is_file() and (site / "evaluation" / "index.html").is_file()

@@ -17,8 +17,8 @@ GUIR1_FILES = ["train.parquet", "test.parquet", "androidcontrol_high_test.parque
                "screenspot_test.parquet"]
 
 
-def make(*args: str, env: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "-s", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout,
+def make(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-s", *args], cwd=REPO, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, check=False)
 
 
@@ -45,8 +45,7 @@ def test_data_download_uses_the_env_tool_with_offline_mode_off(tmp_path):
 
 def test_data_download_without_network_fails_saying_what_to_do(tmp_path):
     # A closed local port stands in for a machine without access to the Hub.
-    r = make("data-download", f"GUIR1_DIR={tmp_path / 'gui'}", env={"HF_ENDPOINT": "http://127.0.0.1:9"},
-             timeout=300)
+    r = make("data-download", f"GUIR1_DIR={tmp_path / 'gui'}", env={"HF_ENDPOINT": "http://127.0.0.1:9"})
     assert r.returncode != 0
     assert "needs network access to the Hub" in r.stderr and "HF_ENDPOINT" in r.stderr
     assert "HF_HUB_OFFLINE" not in r.stderr  # offline mode was not what stopped it
@@ -54,7 +53,7 @@ def test_data_download_without_network_fails_saying_what_to_do(tmp_path):
 
 
 def test_hfd_refuses_offline_mode_with_the_command_to_use():
-    r = subprocess.run(["bash", "Data/hfd.sh"], cwd=REPO, capture_output=True, text=True, timeout=60,
+    r = subprocess.run(["bash", "Data/hfd.sh"], cwd=REPO, capture_output=True, text=True,
                        env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=False)
     assert r.returncode == 2 and "make data-download" in r.stderr
 
@@ -99,7 +98,7 @@ def test_data_convert_without_input_says_what_to_set(target):
 
 
 def test_make_bench_eval_prints_as_it_goes():
-    r = make("bench-eval", "BENCH_ARGS=--rows 300", timeout=300)
+    r = make("bench-eval", "BENCH_ARGS=--rows 300")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "navigation: writing 300 + 30 prediction rows ..."

@@ -37,7 +37,7 @@ def test_screenshots_keep_their_aspect_ratio_beside_any_text(tmp_path, shared_da
     probe.write_text(page.read_text().replace("</body>", PROBE))
     out = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                           "--no-first-run", f"--window-size={window}", "--virtual-time-budget=5000", "--dump-dom",
-                          probe.as_uri()], capture_output=True, text=True, timeout=120, check=False).stdout
+                          probe.as_uri()], capture_output=True, text=True, check=False).stdout
     m = re.search(r'data-probe="([^"]*)"', out)
     assert m, out[-2000:]
     boxes = json.loads(html.unescape(m.group(1)))

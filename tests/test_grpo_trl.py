@@ -152,7 +152,7 @@ def test_recipe_errors_are_one_line_naming_the_key_exit_2(tmp_path, recipe, env_
     env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO), "GUI_REWARD_OPTIONS": env_options}
     proc = subprocess.run([sys.executable, str(SCRIPT), "--config", str(config), "--model_name_or_path", "x",
                            "--dataset", str(tmp_path / "none.hf"), "--output_dir", str(tmp_path / "out")],
-                          capture_output=True, text=True, env=env, timeout=600)
+                          capture_output=True, text=True, env=env)
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
     assert proc.returncode == 2 and len(errors) == 1 and errors[0].startswith(message), proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and "usage:" not in proc.stderr
@@ -245,7 +245,7 @@ def test_make_grpo_trl_trains_two_steps_on_cpu_and_logs_tensorboard_scalars(expo
            "LOGGER=tensorboard", f"LOG_ROOT={logs}", f"ARGS={smoke}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     if "no CUDA GPU found" not in proc.stdout:
         pytest.skip("machine has a CUDA GPU: the CPU-safe path is not taken")
@@ -286,7 +286,7 @@ def _run_script(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     shim.chmod(0o755)
     return subprocess.run(["bash", str(REPO / "VLM-R1" / "run_scripts" / "run_grpo_gui.sh"), "--max_steps", "3"],
                           env={**os.environ, "PYTHON": str(shim), **env}, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, check=False)
 
 
 def test_run_grpo_gui_script_launches_grpo_py_with_the_recipe(tmp_path):
@@ -334,7 +334,7 @@ def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, tmp_pa
            "--dataloader_num_workers", "0"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert (tmp_path / "out" / "config.json").is_file()
 
@@ -376,7 +376,7 @@ def token_reward_runs(export, tmp_path_factory) -> dict[int, list[dict]]:
                                        text=True)
     logs = {}
     for sign, proc in procs.items():
-        output, _ = proc.communicate(timeout=400)
+        output, _ = proc.communicate()
         assert proc.returncode == 0, output[-4000:]
         state = json.loads((root / str(sign) / f"checkpoint-{CHECK_STEPS}" / "trainer_state.json").read_text())
         logs[sign] = [log for log in state["log_history"] if "loss" in log]
@@ -407,7 +407,7 @@ def test_a_reward_file_that_does_not_import_is_one_error_line(tmp_path, source, 
     env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, str(SCRIPT), "--reward_funcs", f"{tmp_path / 'my_reward.py'}:f",
                            "--model_name_or_path", "x", "--dataset", str(tmp_path / "none.hf"), "--output_dir",
-                           str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=600)
+                           str(tmp_path / "out")], capture_output=True, text=True, env=env)
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
     assert proc.returncode == 2 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert errors[0].startswith(f"error: --reward_funcs {tmp_path / 'my_reward.py'}:f: ") and message in errors[0]
@@ -448,5 +448,5 @@ def test_reward_shuffle_keeps_an_async_reward_async_and_trains(grpo, export, tmp
            "--dataloader_num_workers", "0"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]

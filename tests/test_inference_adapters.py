@@ -54,7 +54,7 @@ def bench(shared_data, tmp_path_factory) -> Path:
 def infer(model: Path, bench: Path, out: Path) -> list[dict]:
     cmd = [sys.executable, "-m", "core", "infer", "--backend", "hf", "--model", str(model), "--input", str(bench),
            "--output", str(out), "--limit", "2", "--max-new-tokens", "6", "--device", "cpu"]
-    proc = subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return [json.loads(line) for line in out.read_text().splitlines()]
 
@@ -76,6 +76,6 @@ def test_adapter_without_a_base_says_to_merge(adapter, bench, tmp_path):
     (broken / "adapter_config.json").write_text(json.dumps(cfg))
     proc = subprocess.run([sys.executable, "-m", "core", "infer", "--backend", "hf", "--model", str(broken),
                            "--input", str(bench), "--output", str(tmp_path / "p.json")], cwd=REPO, env=ENV,
-                          capture_output=True, text=True, timeout=300, check=False)
+                          capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and "--merge_lora" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "p.json").exists()

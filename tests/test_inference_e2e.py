@@ -53,7 +53,7 @@ def bench_dir(shared_data, tmp_path_factory) -> Path:
 def infer(model: str, inp: Path, out: Path, *extra: str, check: bool = True) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "core", "infer", "--backend", "hf", "--model", model, "--input", str(inp),
            "--output", str(out), "--device", "cpu", *extra]
-    proc = subprocess.run(cmd, cwd=REPO, env=ENV, check=False, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(cmd, cwd=REPO, env=ENV, check=False, capture_output=True, text=True)
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
@@ -87,7 +87,7 @@ def test_limit_then_resume_then_eval(tiny_model, bench_dir, tmp_path):
     report = tmp_path / "eval.json"
     ev = subprocess.run([sys.executable, "-m", "core", "eval", "--predictions", str(out), "--benchmark",
                          "androidcontrol_high", "--json", str(report)], cwd=REPO, env=ENV, check=False, capture_output=True,
-                        text=True, timeout=300)
+                        text=True)
     assert ev.returncode == 0, ev.stderr[-2000:]
     assert json.loads(report.read_text())["n_rows"] == 4
 
@@ -100,18 +100,17 @@ def test_killed_run_resumes_without_duplicates(tiny_model, bench_dir, tmp_path):
     proc = subprocess.Popen(cmd, cwd=REPO, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and proc.poll() is None:
+        while proc.poll() is None:  # until the first row is written (or the run ends: then the assert below fails)
             if out.exists() and out.read_bytes().count(b"\n") >= 1:
                 break
             time.sleep(0.05)
         assert proc.poll() is None, "the run finished before it could be interrupted"
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.wait()
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.wait()
     n_before = len(rows(out))
     assert 1 <= n_before < 4
     res = infer(tiny_model, inp, out, "--batch-size", "1", "--max-new-tokens", "48")
@@ -125,7 +124,7 @@ def test_killed_run_resumes_without_duplicates(tiny_model, bench_dir, tmp_path):
         assert w * h <= 1258291 and w % 28 == 0 and h % 28 == 0
         assert len(r["gt_bbox"]) == 4 and r["group"] == "web"
     ev = subprocess.run([sys.executable, "-m", "core", "eval", "--predictions", str(out), "--benchmark",
-                         "screenspot"], cwd=REPO, env=ENV, check=False, capture_output=True, text=True, timeout=300)
+                         "screenspot"], cwd=REPO, env=ENV, check=False, capture_output=True, text=True)
     assert ev.returncode == 0, ev.stderr[-2000:]
 
 
@@ -133,7 +132,7 @@ def test_experiment_script_names_files_like_guir1(tiny_model, bench_dir, tmp_pat
     env = {**ENV, "MODEL_PATH": tiny_model, "DATA_DIR": str(bench_dir), "OUT_DIR": str(tmp_path / "pred"),
            "BACKEND": "hf", "PROMPT": "guir1", "INFER_ARGS": "--max-new-tokens 4 --limit 2 --device cpu"}
     proc = subprocess.run(["bash", str(REPO / "experiments" / "guir1" / "inference.sh")], cwd=tmp_path, env=env,
-                          check=False, capture_output=True, text=True, timeout=600)
+                          check=False, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     pred_dir = tmp_path / "pred" / Path(tiny_model).name
     shown = sorted(p.name for p in pred_dir.iterdir() if not p.name.startswith("."))  # hidden: the run records
@@ -145,6 +144,6 @@ def test_experiment_script_names_files_like_guir1(tiny_model, bench_dir, tmp_pat
     assert {r["template"] for r in rows(pred_dir / "screenspot_test.json")} == {"guir1-inference-screenspot"}
     rep = subprocess.run([sys.executable, "-m", "core", "eval-report", "--pred-dir", str(pred_dir), "--out",
                           str(tmp_path / "report"), "--no-plots", "--no-gallery"], cwd=REPO, env=ENV,
-                         check=False, capture_output=True, text=True, timeout=300)
+                         check=False, capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr[-2000:]
     assert (tmp_path / "report" / "report.json").is_file()

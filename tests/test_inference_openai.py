@@ -26,7 +26,6 @@ pytest.importorskip("httpx")
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 LF_CLI = REPO / ".venvs" / "llamafactory" / "bin" / "llamafactory-cli"
-STARTUP_TIMEOUT_S = 300
 
 
 def _free_port() -> int:
@@ -61,17 +60,14 @@ def lf_server(tmp_path_factory):
                                 start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
+        while True:  # until it answers, or exits (no clock: loading is slower on a busy machine, not wrong)
             if proc.poll() is not None:
                 pytest.fail(f"llamafactory-cli api exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
             try:
-                if httpx.get(url + "/models", timeout=2).status_code == 200:
+                if httpx.get(url + "/models", timeout=30).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not up after {STARTUP_TIMEOUT_S}s:\n{log.read_text()[-3000:]}")
             time.sleep(1)
         yield url
     finally:
@@ -81,7 +77,7 @@ def lf_server(tmp_path_factory):
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=20)
+                proc.wait()
 
 
 @pytest.mark.slow

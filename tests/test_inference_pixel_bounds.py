@@ -20,9 +20,9 @@ DATA = REPO.parent / "shared" / "data"
 GUIR1_3B = REPO / "recipes" / "qwen2_5_vl_3b" / "grpo" / "config_guir1_verl.yaml"
 
 
-def gui_agent(*args, timeout: int = 300) -> subprocess.CompletedProcess:
+def gui_agent(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
 def test_flags_win_over_the_recipe_and_bad_recipes_are_named(tmp_path):

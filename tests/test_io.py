@@ -83,7 +83,7 @@ def test_second_writer_fails_at_once_naming_the_output(tmp_path):
         code = ("import sys; from core.io import output_lock, OutputLockedError\n"
                 "try:\n    output_lock(sys.argv[1]).__enter__()\nexcept OutputLockedError as e:\n"
                 "    print(e); sys.exit(3)\n")
-        child = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=60)
+        child = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True)
         assert child.returncode == 3 and str(out) in child.stdout
     assert not lock_path(out).exists()
     with output_lock(out):  # released: a later run gets it

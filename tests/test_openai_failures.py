@@ -124,7 +124,8 @@ def test_timeout_bounds_the_whole_request_against_a_trickling_server(server, req
     elapsed = time.monotonic() - start
     backend.close()
     assert gen.text is None and gen.error.startswith("timeout: no complete answer within 1 s")
-    assert elapsed < 3.0
+    # It gave up while the server was still sending (the sleeps alone take this long, however busy the machine).
+    assert elapsed < 0.05 * len(json.dumps(answer)) / 2
 
 
 def test_retryable_statuses_back_off_then_succeed(server, request_):
@@ -157,7 +158,7 @@ def test_backoff_is_exponential_with_full_jitter(server):
 def infer_cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TQDM_DISABLE": "1"}
     return subprocess.run([sys.executable, "-m", "core", "infer", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=300, check=False)
+                          cwd=ROOT, env=env, check=False)
 
 
 def test_infer_without_a_server_is_one_line_exit_2_and_failed_rows_exit_non_zero(tmp_path):

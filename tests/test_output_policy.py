@@ -35,7 +35,7 @@ def gui_agent(*args, file_size_limit: int | None = None) -> subprocess.Completed
 
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TQDM_DISABLE": "1"}
     return subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True, cwd=ROOT,
-                          env=env, timeout=300, check=False, preexec_fn=limit if file_size_limit else None)
+                          env=env, check=False, preexec_fn=limit if file_size_limit else None)
 
 
 def in_process(*args) -> subprocess.CompletedProcess:

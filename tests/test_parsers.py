@@ -368,10 +368,10 @@ def test_adversarial_inputs_fail_fast(name):
     text = ADVERSARIAL[name]
     assert len(text) <= MB
     best = float("inf")
-    for _ in range(3):  # best of 3: the machine is shared
-        t0 = time.perf_counter()
+    for _ in range(3):  # best of 3; CPU time of this thread: the work, not the wait for a busy machine's cores
+        t0 = time.thread_time()
         r = parse_action(text)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.thread_time() - t0)
         assert isinstance(r, ParseResult)
     assert best < 0.05, f"{name}: {best * 1000:.1f} ms"
 
@@ -442,10 +442,10 @@ def test_model_formats_hostile_inputs_fail_fast(fmt, name):
     text = HOSTILE_MODEL[name]
     assert len(text) <= MB
     best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
+    for _ in range(3):  # CPU time, as above
+        t0 = time.thread_time()
         r = parse_action(text, fmt=fmt)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.thread_time() - t0)
         assert isinstance(r, ParseResult) and (r.ok or r.error)
     assert best < 0.05, f"{fmt} / {name}: {best * 1000:.1f} ms"
 

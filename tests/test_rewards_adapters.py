@@ -200,7 +200,7 @@ def test_score_cli(tmp_path):
     for mode, col in (("default", 1), ("guir1", 2)):
         proc = subprocess.run([sys.executable, "-m", "core", "score", "--reward", "r1gui", "--mode", mode,
                                "--input", str(src), "--output", str(dst), "--overwrite"],
-                              check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+                              check=False, capture_output=True, text=True, cwd=ROOT)
         assert proc.returncode == 0, proc.stderr
         out = [json.loads(line) for line in dst.read_text().splitlines()]
         assert [r["reward/overall"] for r in out[:3]] == pytest.approx([case[col] for case in CASES])
@@ -220,8 +220,7 @@ def test_score_cli_gaussian_and_its_alpha(tmp_path):
 
     def run(*flags: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "core", "score", "--input", str(src), "--output", str(dst),
-                               "--overwrite", *flags], check=False, capture_output=True, text=True, cwd=ROOT,
-                              timeout=120)
+                               "--overwrite", *flags], check=False, capture_output=True, text=True, cwd=ROOT)
 
     proc = run("--reward", "gaussian", "--alpha", "1")
     assert proc.returncode == 0, proc.stderr
@@ -286,6 +285,6 @@ def test_score_cli_refuses_weights_that_overflow(tmp_path):
     dst = tmp_path / "scored.jsonl"
     proc = subprocess.run([sys.executable, "-m", "core", "score", "--input", str(src), "--output", str(dst),
                            "--accuracy-weight", "1e308", "--format-weight", "1e308"], check=False,
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+                          capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and "add up beyond the float range" in proc.stderr, proc.stderr
     assert not dst.exists() and "Infinity" not in proc.stdout + proc.stderr

@@ -379,8 +379,8 @@ def test_one_megabyte_completion_under_50ms(make, mode):
     assert len(text) >= MB * 0.95
     r1gui_score(text, gt(), mode=mode)  # warm caches
     best = float("inf")
-    for _ in range(3):  # best of 3: the bound is on the work, not on a busy CI machine's scheduler
-        t0 = time.perf_counter()
+    for _ in range(3):  # best of 3, CPU time of this thread: the bound is on the work, not on a busy machine's scheduler
+        t0 = time.thread_time()
         r1gui_score(text, gt(), mode=mode)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.thread_time() - t0)
     assert best < 0.05, f"{best * 1000:.1f} ms"

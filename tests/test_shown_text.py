@@ -31,7 +31,7 @@ def cli(*args: str, env: dict | None = None, cwd: Path = ROOT) -> subprocess.Com
     """``python -m core ARGS`` with this checkout's code, stdout/stderr captured (not a terminal)."""
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=full_env, timeout=300, check=False)
+                          cwd=cwd, env=full_env, check=False)
 
 
 def _nav_rows_with(text: str) -> list[dict]:
@@ -242,7 +242,7 @@ _BLOCKED = ("import sys, types\n{setup}\nfrom core.cli import main\n"
 
 def _rollout_with(setup: str, out: Path, **env: str) -> subprocess.CompletedProcess:
     code = _BLOCKED.format(setup=setup, out=str(out))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **env}, check=False)
 
 
@@ -292,7 +292,7 @@ def test_a_rollout_whose_every_episode_failed_for_one_reason_is_an_error(tmp_pat
 def test_no_progress_bar_lines_in_logs(tmp_path):
     r = subprocess.run([sys.executable, "-m", "core", "rollout", "--policy", "scripted", "--episodes", "2",
                         "--output", str(tmp_path / "o"), "--gallery", "0"], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, check=False)
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
     assert r.returncode == 0, r.stderr
     assert "\r" not in r.stderr and "it/s" not in r.stderr and "episode/s" not in r.stderr, r.stderr
     f = write_jsonl(tmp_path / "androidcontrol_low_test.json", two_long_press_rows())

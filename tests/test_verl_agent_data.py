@@ -35,7 +35,7 @@ qwen3_dir, processor = agent.qwen3_dir, agent.processor
 
 def prepare(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT,
-                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, timeout=600)
+                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
 
 
 def load_rlhf(path: Path, processor):
@@ -187,7 +187,7 @@ def dry_run(data_dir: Path, *overrides: str, env: dict | None = None) -> subproc
     """`DRY_RUN=1` on the recipe's GPU run script, as a user types it, with the tiny Qwen3-VL."""
     clean = {k: v for k, v in os.environ.items() if k not in ("TP", "TRAIN_BATCH_SIZE", "GRID", "ROLLOUT_ENGINE")}
     return subprocess.run(["bash", str(ROOT / "verl" / "examples" / "run_qwen3_vl_8b_gui_agent_gpu.sh"), *overrides],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600,
+                          capture_output=True, text=True, cwd=ROOT,
                           env={**clean, "DRY_RUN": "1", "DATA_DIR": str(data_dir), "MODEL_PATH": str(qwen3_dir_path()),
                                "HF_HUB_OFFLINE": "1", **(env or {})})
 

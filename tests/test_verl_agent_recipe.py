@@ -119,7 +119,7 @@ def test_make_grpo_verl_agent_dry_run(tmp_path: Path) -> None:
 
     def dry(*args: str) -> str:
         proc = subprocess.run(["make", "-n", "-o", ".venvs/rl/.ready", "grpo-verl-agent", *args], cwd=REPO,
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 
@@ -132,7 +132,7 @@ def test_make_grpo_verl_agent_dry_run(tmp_path: Path) -> None:
 def test_make_grpo_verl_agent_dry_run_and_engine_switch(tmp_path: Path) -> None:
     (tmp_path / "train.parquet").write_bytes(b"")
     proc = subprocess.run(["make", "-n", "-o", ".venvs/rl/.ready", "grpo-verl-agent", f"AGENT_DATA={tmp_path}",
-                           "DRY_RUN=1"], cwd=REPO, capture_output=True, text=True, timeout=60)
+                           "DRY_RUN=1"], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0 and "import vllm" not in proc.stdout and "DRY_RUN=1" in proc.stdout
     engines = {e: overrides("gpu", env={"ROLLOUT_ENGINE": e}) for e in ("vllm", "sglang")}
     assert "actor_rollout_ref.rollout.name=vllm" in engines["vllm"]

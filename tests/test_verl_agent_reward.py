@@ -47,9 +47,9 @@ def test_strict_format(text: str, ok: bool) -> None:
 
 def test_strict_format_is_linear_on_hostile_input() -> None:
     hostile = "Thought: " + "\nAction: " * 100_000 + "<tool_call>" * 10_000
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time of this thread: the work, not the wait for a busy machine's cores
     assert strict_format(hostile) is False
-    assert time.perf_counter() - start < 0.05
+    assert time.thread_time() - start < 0.05
 
 
 SCREEN = (1080, 2400)
@@ -127,7 +127,7 @@ def test_gui_agent_score_command_gives_sprayed_calls_no_credit(tmp_path: Path) -
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "scored.jsonl"
     r = subprocess.run([sys.executable, "-m", "core", "score", "--reward", "gui_agent", "--input", str(src),
-                        "--output", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+                        "--output", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     scored = [json.loads(line) for line in out.read_text().splitlines()]
     accuracy = [next(v for k, v in s.items() if k.endswith("accuracy")) for s in scored]

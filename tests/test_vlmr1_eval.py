@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {
 def _run(script: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     return subprocess.run([sys.executable, str(EVAL / script), *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=600)
+                          text=True)
 
 
 @pytest.fixture(scope="module")
