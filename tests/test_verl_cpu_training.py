@@ -14,8 +14,8 @@ targets through ``verl/main_ppo.sh``) with this project's ``cpu`` platform and `
 
 Recipes' rewards are 0 for a random model's answers, so the two recipe runs add an entropy bonus
 (``actor.entropy_coeff``) and a larger learning rate: the update then reaches the weights, which is what those runs
-check; learning from the reward is the sign test's job. No wall-clock limit is asserted (a busy machine is slower,
-not wrong); the subprocess timeouts only stop a hung run."""
+check; learning from the reward is the sign test's job. No wall-clock limit is asserted or imposed (a busy machine is slower,
+not wrong): each run is a bounded number of steps."""
 
 from __future__ import annotations
 
@@ -41,8 +41,6 @@ DATA = REPO.parent / "shared" / "data"
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
        "TOKENIZERS_PARALLELISM": "false", "RAY_DEDUP_LOGS": "0"}
 ENV.pop("VERL_PLATFORM", None)  # the launcher decides, as for a user
-#: A hung run is stopped after this; it is no speed requirement.
-HANG = 3600
 
 #: Per-step metrics docs/grpo-verl.md names for `make grpo-verl` (checked present and finite at every step).
 GUIR1_METRICS = (
@@ -79,7 +77,7 @@ def step_metrics(output: str) -> dict[int, dict[str, float]]:
 
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
     proc = subprocess.run(cmd, cwd=REPO, env={**ENV, **kwargs.pop("env", {})}, capture_output=True, text=True,
-                          timeout=HANG, **kwargs)
+                          **kwargs)
     return proc
 
 
