@@ -249,10 +249,10 @@ def run(argv: list[str] | None = None) -> int:
         return 0
     try:
         main(argv)
+        return 0
     except ScriptError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from core.geometry import (
     Frame,
     ImageGeometry,
 )
+from core.model_prompts import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
 from core.numbers import NumberError, checked_number
 
 #: Longest image side (pixels) ``eval --preset`` accepts in a row's ``image_size`` / ``resize.resized_size``: far
@@ -132,106 +133,94 @@ _GUIR1_TEMPLATES = {
 }
 _UITARS_PIXELS = f"{UITARS_REPO} @ 582f3a7 codes/ui_tars/action_parser.py MIN_PIXELS 100*28*28, MAX_PIXELS 16384*28*28"
 _PROCESSOR_DEFAULT = "Qwen2-VL / Qwen2.5-VL image processor defaults (min 3,136, max 12,845,056 pixels)"
+#: UI-TARS' own resize (1.0 and 1.5): codes/ui_tars/action_parser.py MIN_PIXELS, MAX_PIXELS.
+_UITARS_BOUNDS = {"min_pixels": UITARS_MIN_PIXELS, "max_pixels": UITARS_MAX_PIXELS}
+
+
+def _uitars_templates(family: str) -> dict[str, str]:
+    """UI-TARS' prompts by task (``family`` uitars or uitars15): grounding, the mobile prompt for navigation, the
+    computer prompt for the web and desktop benchmarks."""
+    computer = f"{family}-computer"
+    return {"grounding": f"{family}-grounding", "navigation": f"{family}-mobile", "omniact_web": computer,
+            "omniact_desktop": computer, "guiact_web": computer}
+
+_UNPUBLISHED = "not published for GUI grounding: greedy, 1024 new tokens (this project's default)"
+
+
+def _preset(name: str, title: str, parser: str, frame: Frame, templates: dict[str, str], generation: Generation | int,
+            *, prompt: str, decoding: str, answer: str, pixels: str = _PROCESSOR_DEFAULT, **settings: Any) -> Preset:
+    """A :class:`Preset` with its ``sources``: where its ``prompt``, ``decoding`` (generation settings), ``pixels``
+    and ``answer`` format were read. An int ``generation`` is greedy decoding of that many new tokens."""
+    if isinstance(generation, int):
+        generation = Generation(max_new_tokens=generation)
+    return Preset(name, title, parser, frame, templates, generation, **settings,
+                  sources={"prompt": prompt, "generation": decoding, "pixels": pixels, "answer": answer})
+
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset(
-        "guir1", "GUI-R1 (3B / 7B, Qwen2.5-VL)", "guir1", Frame.RESIZED, _GUIR1_TEMPLATES,
-        Generation(max_new_tokens=1024, temperature=0.0, top_p=0.001, repetition_penalty=1.05),
-        benchmark_max_pixels={b: GUIR1_SCREENSPOT_MAX_PIXELS for b in ("screenspot", "screenspot_v2",
-                                                                      "screenspot_pro")},
-        sources={"prompt": f"{GUIR1_SCRIPTS} (one per benchmark; core.prompts guir1-inference-*)",
-                 "generation": f"{GUIR1_SCRIPTS}: SamplingParams(temperature=0.0, top_p=0.001, "
-                               "repetition_penalty=1.05, max_tokens=1024)",
-                 "pixels": f"{_PROCESSOR_DEFAULT}; ScreenSpot: inference_vllm_screenspot.py sets "
-                           "processor.max_pixels=2109744",
-                 "answer": "<answer>[{'action': .., 'point': [x, y], 'input_text': ..}]</answer>, pixels of the "
-                           "resized image (the scripts multiply by original/resized)"}),
-    Preset(
-        "uitars", "UI-TARS 1.0 (2B / 7B / 72B, Qwen2-VL)", "uitars", Frame.GRID1000,
-        {"grounding": "uitars-grounding", "navigation": "uitars-mobile", "omniact_web": "uitars-computer",
-         "omniact_desktop": "uitars-computer", "guiact_web": "uitars-computer"},
-        Generation(max_new_tokens=128, temperature=0.0),
-        min_pixels=100 * 28 * 28, max_pixels=16384 * 28 * 28,
-        sources={"prompt": f"{UITARS_REPO} @ f0995c0 README.md 'Prompt Templates' (mobile, computer); grounding: "
-                           f"{UITARS_REPO} @ 582f3a7 README_v1.md single-step grounding script (screenshot first)",
-                 "generation": f"{UITARS_REPO} @ f0995c0 README.md: max_tokens=128 (temperature not given: greedy "
-                               "here; the README also sets frequency_penalty=1, which has no equivalent here)",
-                 "pixels": _UITARS_PIXELS,
-                 "answer": "click(start_box='<|box_start|>(x,y)<|box_end|>'), 0-1000 relative (action_parser.py: "
-                           "Qwen2-VL models divide by factor 1000)"}),
-    Preset(
-        "uitars15", "UI-TARS-1.5 (7B, Qwen2.5-VL)", "uitars", Frame.RESIZED,
-        {"grounding": "uitars15-grounding", "navigation": "uitars15-mobile", "omniact_web": "uitars15-computer",
-         "omniact_desktop": "uitars15-computer", "guiact_web": "uitars15-computer"},
-        Generation(max_new_tokens=400, temperature=0.0),
-        min_pixels=100 * 28 * 28, max_pixels=16384 * 28 * 28,
-        sources={"prompt": f"{UITARS_REPO} @ 582f3a7 codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO, "
-                           "MOBILE_USE_DOUBAO, GROUNDING_DOUBAO)",
-                 "generation": f"{UITARS_REPO} @ 582f3a7 README_deploy.md: temperature=0.0, max_tokens=400",
-                 "pixels": _UITARS_PIXELS,
-                 "answer": "click(start_box='(x,y)') or click(point='<point>x y</point>'), pixels of the "
-                           "smart-resized image (action_parser.py model_type='qwen25vl')"}),
-    Preset(
-        "os_atlas", "OS-Atlas (Base-7B / Pro-7B, Qwen2-VL)", "os_atlas", Frame.GRID1000,
-        {"grounding": "os-atlas-grounding", "navigation": "os-atlas-android"},
-        Generation(max_new_tokens=128, temperature=0.0),
-        sources={"prompt": "OS-Copilot/OS-Atlas @ 49ba04b README.md (grounding, OS-Atlas-Base-7B); "
-                           "eval/data/ac_test.jsonl (AndroidControl navigation)",
-                 "generation": "OS-Copilot/OS-Atlas @ 49ba04b README.md: model.generate(max_new_tokens=128), "
-                               "greedy",
-                 "pixels": _PROCESSOR_DEFAULT,
-                 "answer": "<|box_start|>(x1,y1),(x2,y2)<|box_end|> (grounding, box centre) or "
-                           "CLICK <point>[[x,y]]</point>; 0-1000 relative (README: 'normalized to relative "
-                           "coordinates within a 0-1000 range')"}),
-    Preset(
-        "qwen25vl", "Qwen2.5-VL (3B / 7B / 72B)", "qwen_grounding", Frame.RESIZED,
-        {"grounding": "qwen25vl-grounding"},
-        Generation(max_new_tokens=1024, temperature=0.0),
-        sources={"prompt": "QwenLM/Qwen2.5-VL cookbooks/spatial_understanding.ipynb prompt pattern "
-                           "('Locate ..., output its bbox coordinates using JSON format.')",
-                 "generation": "not published for GUI grounding: greedy, 1024 new tokens (this project's default)",
-                 "pixels": _PROCESSOR_DEFAULT,
-                 "answer": '[{"bbox_2d": [x1, y1, x2, y2], "label": ..}] in absolute pixels of the resized input '
-                           "(Qwen2.5-VL technical report, arXiv:2502.13923)"}),
-    Preset(
-        "qwen3vl", "Qwen3-VL", "qwen_grounding", Frame.GRID1000,
-        {"grounding": "qwen3vl-grounding", "navigation": "qwen3vl-mobile-use"},
-        Generation(max_new_tokens=1024, temperature=0.0), factor=QWEN3VL_FACTOR,
-        sources={"prompt": "Qwen cookbook grounding pattern (grounding); this project's mobile_use prompt "
-                           "(navigation, core.prompts qwen3vl-mobile-use)",
-                 "generation": "not published for GUI grounding: greedy, 1024 new tokens (this project's default)",
-                 "pixels": "Qwen3-VL image processor defaults as used by this project (factor 32)",
-                 "answer": '{"bbox_2d": [...]} / <tool_call> on the 0-1000 relative grid (Qwen3-VL model card)'}),
-    Preset(
-        "uground", "UGround-V1 (2B / 7B / 72B, Qwen2-VL)", "point", Frame.GRID1000,
-        {"grounding": "uground-grounding"},
-        Generation(max_new_tokens=16, temperature=0.0),
-        sources={"prompt": "OSU-NLP-Group/UGround @ 6173b77 grounding/uground_qwen2vl.py",
-                 "generation": "same file: vLLM SamplingParams(temperature=0), vLLM's default max_tokens=16",
-                 "pixels": _PROCESSOR_DEFAULT,
-                 "answer": "(x, y) on 0-1000 (the script maps x_ratio / 1000 * width)"}),
-    Preset(
-        "seeclick", "SeeClick (Qwen-VL)", "seeclick", Frame.NORMALIZED,
-        {"grounding": "seeclick-grounding"},
-        Generation(max_new_tokens=1024, temperature=0.0),
-        min_pixels=448 * 448, max_pixels=448 * 448,
-        sources={"prompt": "njucckevin/SeeClick @ 661ff1b pretrain/screenspot_test.py",
-                 "generation": "the script uses Qwen-VL-Chat's generation_config (not reproduced): greedy here",
-                 "pixels": "Qwen-VL encodes a fixed 448x448 image (SeeClick paper, arXiv:2401.10935); the "
-                           "resize here is only recorded, Qwen-VL is not one of this project's backends",
-                 "answer": "(x,y) as fractions of the screenshot; <box>(x1,y1),(x2,y2)</box> on 0-1000 -> centre "
-                           "(pretrain/screenspot_test.py)"}),
-    Preset(
-        "aguvis", "Aguvis (7B / 72B, Qwen2-VL)", "pyautogui", Frame.NORMALIZED,
-        {"grounding": "aguvis-grounding", "navigation": "aguvis-mobile"},
-        Generation(max_new_tokens=1024, temperature=0.0),
-        sources={"prompt": "xlang-ai/aguvis @ c711282 src/aguvis/constants.py (grounding_system_message; "
-                           "agent_system_message with the mobile plugin functions for navigation; "
-                           "user_instruction) as src/aguvis/serve/cli.py sends them",
-                 "generation": "xlang-ai/aguvis @ c711282 src/aguvis/serve/cli.py: temperature=0, max_new_tokens=1024",
-                 "pixels": _PROCESSOR_DEFAULT,
-                 "answer": "pyautogui.click(x=0.49, y=0.40), mobile.swipe(from_coord=[..], to_coord=[..]), "
-                           "mobile.back() ...: fractions of the screenshot"}),
+    _preset("guir1", "GUI-R1 (3B / 7B, Qwen2.5-VL)", "guir1", Frame.RESIZED, _GUIR1_TEMPLATES,
+            Generation(max_new_tokens=1024, temperature=0.0, top_p=0.001, repetition_penalty=1.05),
+            benchmark_max_pixels=dict.fromkeys(("screenspot", "screenspot_v2", "screenspot_pro"),
+                                               GUIR1_SCREENSPOT_MAX_PIXELS),
+            prompt=f"{GUIR1_SCRIPTS} (one per benchmark; core.prompts guir1-inference-*)",
+            decoding=f"{GUIR1_SCRIPTS}: SamplingParams(temperature=0.0, top_p=0.001, repetition_penalty=1.05, "
+                     "max_tokens=1024)",
+            pixels=f"{_PROCESSOR_DEFAULT}; ScreenSpot: inference_vllm_screenspot.py sets processor.max_pixels=2109744",
+            answer="<answer>[{'action': .., 'point': [x, y], 'input_text': ..}]</answer>, pixels of the resized "
+                   "image (the scripts multiply by original/resized)"),
+    _preset("uitars", "UI-TARS 1.0 (2B / 7B / 72B, Qwen2-VL)", "uitars", Frame.GRID1000, _uitars_templates("uitars"),
+            128, **_UITARS_BOUNDS, pixels=_UITARS_PIXELS,
+            prompt=f"{UITARS_REPO} @ f0995c0 README.md 'Prompt Templates' (mobile, computer); grounding: "
+                   f"{UITARS_REPO} @ 582f3a7 README_v1.md single-step grounding script (screenshot first)",
+            decoding=f"{UITARS_REPO} @ f0995c0 README.md: max_tokens=128 (temperature not given: greedy here; the "
+                     "README also sets frequency_penalty=1, which has no equivalent here)",
+            answer="click(start_box='<|box_start|>(x,y)<|box_end|>'), 0-1000 relative (action_parser.py: Qwen2-VL "
+                   "models divide by factor 1000)"),
+    _preset("uitars15", "UI-TARS-1.5 (7B, Qwen2.5-VL)", "uitars", Frame.RESIZED, _uitars_templates("uitars15"), 400,
+            **_UITARS_BOUNDS, pixels=_UITARS_PIXELS,
+            prompt=f"{UITARS_REPO} @ 582f3a7 codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO, MOBILE_USE_DOUBAO, "
+                   "GROUNDING_DOUBAO)",
+            decoding=f"{UITARS_REPO} @ 582f3a7 README_deploy.md: temperature=0.0, max_tokens=400",
+            answer="click(start_box='(x,y)') or click(point='<point>x y</point>'), pixels of the smart-resized image "
+                   "(action_parser.py model_type='qwen25vl')"),
+    _preset("os_atlas", "OS-Atlas (Base-7B / Pro-7B, Qwen2-VL)", "os_atlas", Frame.GRID1000,
+            {"grounding": "os-atlas-grounding", "navigation": "os-atlas-android"}, 128,
+            prompt="OS-Copilot/OS-Atlas @ 49ba04b README.md (grounding, OS-Atlas-Base-7B); eval/data/ac_test.jsonl "
+                   "(AndroidControl navigation)",
+            decoding="OS-Copilot/OS-Atlas @ 49ba04b README.md: model.generate(max_new_tokens=128), greedy",
+            answer="<|box_start|>(x1,y1),(x2,y2)<|box_end|> (grounding, box centre) or CLICK <point>[[x,y]]</point>; "
+                   "0-1000 relative (README: 'normalized to relative coordinates within a 0-1000 range')"),
+    _preset("qwen25vl", "Qwen2.5-VL (3B / 7B / 72B)", "qwen_grounding", Frame.RESIZED,
+            {"grounding": "qwen25vl-grounding"}, 1024, decoding=_UNPUBLISHED,
+            prompt="QwenLM/Qwen2.5-VL cookbooks/spatial_understanding.ipynb prompt pattern ('Locate ..., output its "
+                   "bbox coordinates using JSON format.')",
+            answer='[{"bbox_2d": [x1, y1, x2, y2], "label": ..}] in absolute pixels of the resized input (Qwen2.5-VL '
+                   "technical report, arXiv:2502.13923)"),
+    _preset("qwen3vl", "Qwen3-VL", "qwen_grounding", Frame.GRID1000,
+            {"grounding": "qwen3vl-grounding", "navigation": "qwen3vl-mobile-use"}, 1024, factor=QWEN3VL_FACTOR,
+            decoding=_UNPUBLISHED, pixels="Qwen3-VL image processor defaults as used by this project (factor 32)",
+            prompt="Qwen cookbook grounding pattern (grounding); this project's mobile_use prompt (navigation, "
+                   "core.prompts qwen3vl-mobile-use)",
+            answer='{"bbox_2d": [...]} / <tool_call> on the 0-1000 relative grid (Qwen3-VL model card)'),
+    _preset("uground", "UGround-V1 (2B / 7B / 72B, Qwen2-VL)", "point", Frame.GRID1000,
+            {"grounding": "uground-grounding"}, 16, prompt="OSU-NLP-Group/UGround @ 6173b77 grounding/uground_qwen2vl.py",
+            decoding="same file: vLLM SamplingParams(temperature=0), vLLM's default max_tokens=16",
+            answer="(x, y) on 0-1000 (the script maps x_ratio / 1000 * width)"),
+    _preset("seeclick", "SeeClick (Qwen-VL)", "seeclick", Frame.NORMALIZED, {"grounding": "seeclick-grounding"}, 1024,
+            min_pixels=448 * 448, max_pixels=448 * 448, prompt="njucckevin/SeeClick @ 661ff1b pretrain/screenspot_test.py",
+            decoding="the script uses Qwen-VL-Chat's generation_config (not reproduced): greedy here",
+            pixels="Qwen-VL encodes a fixed 448x448 image (SeeClick paper, arXiv:2401.10935); the resize here is only "
+                   "recorded, Qwen-VL is not one of this project's backends",
+            answer="(x,y) as fractions of the screenshot; <box>(x1,y1),(x2,y2)</box> on 0-1000 -> centre "
+                   "(pretrain/screenspot_test.py)"),
+    _preset("aguvis", "Aguvis (7B / 72B, Qwen2-VL)", "pyautogui", Frame.NORMALIZED,
+            {"grounding": "aguvis-grounding", "navigation": "aguvis-mobile"}, 1024,
+            prompt="xlang-ai/aguvis @ c711282 src/aguvis/constants.py (grounding_system_message; agent_system_message "
+                   "with the mobile plugin functions for navigation; user_instruction) as src/aguvis/serve/cli.py "
+                   "sends them",
+            decoding="xlang-ai/aguvis @ c711282 src/aguvis/serve/cli.py: temperature=0, max_new_tokens=1024",
+            answer="pyautogui.click(x=0.49, y=0.40), mobile.swipe(from_coord=[..], to_coord=[..]), mobile.back() ...: "
+                   "fractions of the screenshot"),
 )}
 
 

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from core.console import quoted
 from core.data.summary import ConversionSummary
+from core.data.unified import UNIFIED_SCHEMA
 from core.eval.registry import BENCHMARKS, benchmark_for_file, get_benchmark
 from core.inference.rows import SkippedRecord, gold_columns, history_string
 from core.io import atomic_path
@@ -167,17 +168,12 @@ class _RecordingSummary(ConversionSummary):
         self.pending.append(SkippedRecord(id=record, reason=reason))
 
 
+#: GUI-R1's test-file layout: the unified parquet's own fields (:data:`core.data.unified.UNIFIED_SCHEMA`, one
+#: definition of each) around GUI-R1's gold columns.
 GUIR1_BENCH_SCHEMA = pa.schema([
-    ("id", pa.string()),
-    ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
-    ("instruction", pa.string()),
-    ("history", pa.string()),
-    ("task_type", pa.string()),
-    ("gt_action", pa.string()),
-    ("gt_bbox", pa.list_(pa.float64())),
-    ("gt_input_text", pa.string()),
-    ("group", pa.string()),
-    ("ui_type", pa.string()),
+    *(UNIFIED_SCHEMA.field(name) for name in ("id", "image", "instruction", "history", "task_type")),
+    ("gt_action", pa.string()), ("gt_bbox", pa.list_(pa.float64())), ("gt_input_text", pa.string()),
+    *(UNIFIED_SCHEMA.field(name) for name in ("group", "ui_type")),
 ])
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from core.actions import Action
@@ -88,13 +89,26 @@ def _back_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
     return to_screen(phone, ("settings",))
 
 
-def _scroll_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
-    d = rng.choice(DIRECTIONS)
-    return {"direction": d}, f"Scroll {d}"
+def _pick_make(key: str, options: tuple[str, ...], say: str, rng: random.Random, c: Content
+               ) -> tuple[dict[str, Any], str]:
+    """A task of a family that asks for one of ``options`` (its parameter ``key``; the instruction ``say`` with
+    it filled in)."""
+    value = rng.choice(options)
+    return {key: value}, say.format(value)
 
 
-def _scroll_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
-    return [({"direction": d}, f"Scroll {d}") for d in DIRECTIONS if d != p["direction"]]
+def _pick_variants(key: str, options: tuple[str, ...], say: str, p: dict[str, Any], c: Content
+                   ) -> list[tuple[dict[str, Any], str]]:
+    """The other tasks of the same start screen: every other option."""
+    return [({key: v}, say.format(v)) for v in options if v != p[key]]
+
+
+def _pick_one(key: str, options: tuple[str, ...], say: str) -> tuple[Callable, Callable]:
+    """``make`` and ``variants`` of a family whose task is one of ``options`` (module functions: picklable)."""
+    return partial(_pick_make, key, options, say), partial(_pick_variants, key, options, say)
+
+
+_scroll_make, _scroll_variants = _pick_one("direction", DIRECTIONS, "Scroll {}")
 
 
 def _scroll_goal(phone: Phone, p: dict[str, Any]) -> bool:
@@ -108,13 +122,7 @@ def _scroll_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
     return GoldStep(Action(type="scroll", direction=p["direction"]), f"Scroll {p['direction']}")
 
 
-def _type_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
-    text = rng.choice(PHRASES)
-    return {"text": text}, f"Type '{text}' in the box"
-
-
-def _type_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
-    return [({"text": t}, f"Type '{t}' in the box") for t in PHRASES if t != p["text"]]
+_type_make, _type_variants = _pick_one("text", PHRASES, "Type '{}' in the box")
 
 
 def _type_goal(phone: Phone, p: dict[str, Any]) -> bool:

@@ -22,16 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from core.actions import Action, swipe_to_scroll
-from core.data.ingest._common import (
-    handle,
-    image_candidates,
-    input_files,
-    iter_json_records,
-    load_image,
-    make_action,
-    numbers,
-    text_field,
-)
+from core.data.ingest._common import handle, image_candidates, input_files, iter_json_records, load_image, make_action
+from core.data.ingest._common import numbers, text_field
 from core.data.summary import ConversionSummary
 from core.geometry import Frame, ImageGeometry
 from core.schema import HistoryItem, Step, StepValidationError

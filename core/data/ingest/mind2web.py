@@ -13,15 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.data.ingest._common import (
-    handle,
-    image_candidates,
-    input_files,
-    iter_json_records,
-    load_image,
-    make_action,
-    number,
-)
+from core.data.ingest._common import handle, image_candidates, input_files, iter_json_records, load_image, make_action
+from core.data.ingest._common import number
 from core.data.summary import ConversionSummary
 from core.geometry import box_center, xywh_to_xyxy
 from core.schema import HistoryItem, Step, StepValidationError
