@@ -25,12 +25,6 @@ HEAVY = ("torch", "transformers", "verl", "datasets", "vllm", "trl", "ray", "dee
          "swift", "llamafactory", "tensorflow", "jax")
 #: Folders whose scripts are upstream code or tests, not project commands.
 NOT_COMMANDS = ("tests/", "LLaMA-Factory/", "ms-swift/", "VLM-R1/src/", ".venvs/", "outputs/")
-#: Scripts whose help still loads a framework, each with the fix its owner has to make.
-KNOWN_SLOW = {
-    "verl/dry_run.py": "verl/dry_run.py imports hydra and verl before reading its arguments, and takes `--help` "
-                       "for a hydra override; it needs an argparse (or sys.argv) check for -h/--help before those "
-                       "imports (owner: verl/)",
-}
 
 
 def _env() -> dict[str, str]:
@@ -75,8 +69,7 @@ def test_the_scripts_are_found():
             "Data/utils/convert_to_format.py", "core/recipes.py"} <= set(SCRIPTS)
 
 
-@pytest.mark.parametrize("script", [pytest.param(s, marks=pytest.mark.xfail(run=False, reason=KNOWN_SLOW[s]))
-                                    if s in KNOWN_SLOW else s for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_script_help_imports_no_framework(script):
     command = ["-m", script[:-3].replace("/", ".")] if script.startswith("core/") else [script]
     r = subprocess.run([sys.executable, *command, "--help"], cwd=REPO, capture_output=True, text=True, check=False,

@@ -274,6 +274,9 @@ def dry_run(argv: list[str]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("-h", "--help"):  # before hydra and verl load (a hydra override is never -h)
+        print(__doc__)
+        return 0
     try:
         report = dry_run(argv)
     except (DryRunError, ValueError) as e:
