@@ -28,6 +28,9 @@ Every `gui-agent` command (also `python -m core`) with its `--help`, generated f
 `python scripts/gen_cli_reference.py` (`tests/test_cli_reference.py` fails when this page and the app differ).
 The `make` targets and their variables are on [Make variables](make-variables.md).
 
+`gui-agent --version` prints the installed version. Help written to a file or pipe is 160 columns wide; `COLUMNS`
+or `TERMINAL_WIDTH` overrides it (this page is rendered at a fixed 100 columns).
+
 """
 
 

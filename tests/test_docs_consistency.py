@@ -54,8 +54,9 @@ SPEED_SKIP = {"grpo-verl.md", "verl-agent.md", "testing.md", "changelog.md", "cl
 #: A rate, or a measured time in seconds.
 SPEED = re.compile(r"\d[\d,.]*\s*(?:[a-z]+ )?(?:rows|turns|steps|screens|parses|renders|episodes|completions|it|MB)/s"
                    r"\b|\d[\d,.]* turns per CPU-second|\d[\d,.]* s (?:wall|of CPU|CPU|on \d)|\d[\d,.]* (?:CPU )?seconds")
-#: What names the command that measured it: a make target, a bench script, a gui-agent or python command, a test.
-COMMAND = re.compile(r"make [a-z]|bench/|gui-agent |timeit|tests/|pytest|python ")
+#: What names the command that measured it: a make target, a bench script, a gui-agent or python command, a test,
+#: an upstream training CLI (LLaMA-Factory's, ms-swift's).
+COMMAND = re.compile(r"make [a-z]|bench/|gui-agent |timeit|tests/|pytest|python |llamafactory-cli |swift [a-z]")
 
 
 def test_every_speed_figure_names_the_command_that_measured_it():

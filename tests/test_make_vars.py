@@ -29,6 +29,7 @@ PROGRAM_ENV = {
     "HF_ENDPOINT": "Data/hfd.sh",  # the Hub mirror
     "MINIWOB_TIME_LIMIT_S": "core",
     "GUI_REWARD_OPTIONS": "core",
+    "TQDM_DISABLE": "core",  # core.console.progress_bar: no progress bar or lines
     "THINK_FORMAT": "experiments/r1v",
     "WANDB_MODE": None,  # read by wandb itself
     "NPROC": "experiments/r1v/train.sh",

@@ -103,5 +103,6 @@ def test_rollout_and_the_verl_demo_data_print_progress_lines_into_a_pipe(tmp_pat
     assert re.search(r"^rollout: 2/2 episode \(100%\), .*success", r.stderr, re.M), r.stderr
     r = run("verl/prepare_gui_agent_data.py", "--output_dir", tmp_path / "demo", "--create_demo", "--demo_samples", 2)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^train: 2 row, ", r.stderr, re.M), r.stderr
+    assert re.search(r"^train: 2/2 row \(100%\), ", r.stderr, re.M), r.stderr  # a total: percentages in the log
+    assert re.search(r"^test: 1/1 row \(100%\), ", r.stderr, re.M), r.stderr
     assert "wrote " in r.stdout  # the summary line is still on stdout

@@ -258,16 +258,18 @@ def with_capped_screenshot(rows: Iterable[dict[str, Any]], max_pixels: int) -> I
 
 
 
-def write_parquet(rows: Iterable[dict[str, Any]], path: Path, *, label: str, batch_rows: int = 32) -> int:
+def write_parquet(rows: Iterable[dict[str, Any]], path: Path, *, label: str, batch_rows: int = 32,
+                  total: int | None = None) -> int:
     """Stream ``rows`` to ``path`` (see :func:`write_splits`); returns the row count."""
-    return write_splits((("train", r) for r in rows), {"train": path}, label=label, batch_rows=batch_rows)["train"]
+    return write_splits((("train", r) for r in rows), {"train": path}, label=label, batch_rows=batch_rows,
+                        total=total)["train"]
 
 
 def write_splits(keyed_rows: Iterable[tuple[str, dict[str, Any]]], paths: dict[str, Path], *, label: str,
-                 batch_rows: int = 32) -> dict[str, int]:
+                 batch_rows: int = 32, total: int | None = None) -> dict[str, int]:
     """Stream ``(split, row)`` pairs to ``paths[split]`` in row groups of ``batch_rows``, every file atomically (none
-    is published unless all are complete), with a progress bar; returns the row count per split. The first row
-    group of a file fixes its schema."""
+    is published unless all are complete), with a progress bar (``total``: the rows expected, when known, so a log
+    shows percentages); returns the row count per split. The first row group of a file fixes its schema."""
     import contextlib
 
     import pyarrow as pa
@@ -282,7 +284,7 @@ def write_splits(keyed_rows: Iterable[tuple[str, dict[str, Any]]], paths: dict[s
     with contextlib.ExitStack() as stack:
         tmps = {k: stack.enter_context(atomic_path(p)) for k, p in paths.items()}
         try:
-            for key, row in progress_bar(keyed_rows, desc=label, unit="row"):
+            for key, row in progress_bar(keyed_rows, desc=label, unit="row", total=total):
                 batches[key].append(dict(row, extra_info=_arrow_safe(row["extra_info"])))
                 if len(batches[key]) == batch_rows:
                     writers[key] = _write_batch(writers[key], batches[key], tmps[key], pa, pq)
@@ -388,10 +390,11 @@ def main(argv: list[str] | None = None) -> int:
                 p.error("--demo_samples must be >= 1")
             demo = {"env_name": args.env, "suite": args.suite, "recipe": recipe}
             n_train = write_parquet(with_capped_screenshot(demo_rows(args.demo_samples, "train", grid, **demo), cap),
-                                    out / "train.parquet", label="train")
+                                    out / "train.parquet", label="train", total=args.demo_samples)
+            test_samples = max(1, args.demo_samples // 10)
             n_test = write_parquet(with_capped_screenshot(
-                demo_rows(max(1, args.demo_samples // 10), "test", grid, n_train, **demo), cap),
-                out / "test.parquet", label="test")
+                demo_rows(test_samples, "test", grid, n_train, **demo), cap),
+                out / "test.parquet", label="test", total=test_samples)
             print(f"wrote {out / 'train.parquet'} ({n_train} rows) and {out / 'test.parquet'} ({n_test} rows)")
         else:
             src_path = args.input_file
