@@ -8,6 +8,9 @@ phone, llamafactory-cli SFT, trl GRPO, infer, eval, rollout), with no ../shared/
 - the SFT checkpoint written by LLaMA-Factory's env loads in the rl env with every tensor equal (the hand-off);
 - a second run from the same data gives the same numbers and the same SFT weights (fixed seeds and threads);
 - re-running on a finished folder reuses every stage and prints only the folder as its last line.
+
+The untrained stages are built once (``--only``); both runs start from copies of them and train at the same time (each
+is bound by Python: about one core each), so the two runs cost about one run's wall time on 2 cores.
 """
 
 from __future__ import annotations
@@ -38,18 +41,49 @@ pytestmark = [
 ]
 
 
+#: The stages that train nothing (the same for both runs): built once, copied into each run folder.
+UNTRAINED = ("model", "data", "before_sft", "baselines", "curriculum/random")
+
+
+def _start(out: Path, *extra: str) -> subprocess.Popen:
+    """``run.py`` on ``out``; its stdout and stderr go to files beside ``out`` (no pipe that a run waiting on the other
+    could fill)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_name(out.name + ".stdout"), "w") as stdout, open(out.with_name(out.name + ".stderr"), "w") as stderr:
+        return subprocess.Popen([sys.executable, str(RUN), "--profile", "ci", "--out", str(out),
+                                 "--shared-data", str(out / "no-shared-data"), *extra], stdout=stdout, stderr=stderr)
+
+
+def _finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
+    """The finished run (no wall-clock limit: every stage is a bounded amount of work)."""
+    proc.wait()
+    out = Path(proc.args[proc.args.index("--out") + 1])
+    stdout, stderr = (out.with_name(out.name + suffix).read_text() for suffix in (".stdout", ".stderr"))
+    assert proc.returncode == 0, stderr[-4000:]
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
 def _demo(out: Path, *extra: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, str(RUN), "--profile", "ci", "--out", str(out),
-                           "--shared-data", str(out / "no-shared-data"), *extra],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return proc
+    return _finish(_start(out, *extra))
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    out = tmp_path_factory.mktemp("demo") / "run1"
-    return out, _demo(out)
+def demo_runs(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProcess]]:
+    """Two runs from the same model, data and untrained measurements, each training and evaluating from scratch:
+    ``run1`` (the one most tests read) and ``run2`` (the repeat), run at the same time."""
+    root = tmp_path_factory.mktemp("demo")
+    untrained = _demo(root / "untrained", "--only", *UNTRAINED)
+    assert untrained.stdout == "" and untrained.stderr.count(" done in ") == len(UNTRAINED)  # --only: no report
+    procs = {}
+    for name in ("run1", "run2"):
+        shutil.copytree(root / "untrained", root / name)
+        procs[name] = _start(root / name)
+    return {name: (root / name, _finish(proc)) for name, proc in procs.items()}
+
+
+@pytest.fixture(scope="module")
+def demo_run(demo_runs) -> tuple[Path, subprocess.CompletedProcess]:
+    return demo_runs["run1"]
 
 
 def test_report_json_schema_and_numbers(demo_run) -> None:
@@ -180,26 +214,18 @@ def test_sft_checkpoint_hands_off_to_the_rl_env(demo_run) -> None:
     assert all((out / "models" / f"grpo_{r}" / "config.json").is_file() for r in GRPO_RUNS)
 
 
-def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_run, tmp_path) -> None:
-    out, first = demo_run
+def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_runs) -> None:
+    (out, first), (run2, second) = demo_runs["run1"], demo_runs["run2"]
     # Reused as is: the folder is finished, every stage is skipped and only the report is rewritten.
     again = _demo(out)
     assert again.stdout.strip().splitlines()[-1] == str(out)
     assert again.stderr.count(" reused ") == N_STAGES and " done in " not in again.stderr
-    # A second run from the same model, data and untrained measurements: training and evaluating again from scratch.
-    run2 = tmp_path / "run2"
-    (run2 / "stages").mkdir(parents=True)
-    (run2 / "stages" / "curriculum").mkdir()
-    for part in ("models/base", "data", "stages_out/before_sft", "stages_out/baselines", "curriculum/random"):
-        shutil.copytree(out / part, run2 / part)
-    untrained = ("model", "data", "before_sft", "baselines", "curriculum/random")
-    for stage in untrained:
-        shutil.copy2(out / "stages" / f"{stage}.json", run2 / "stages" / f"{stage}.json")
-    second = _demo(run2)
-    demo_lines = [line for line in second.stderr.splitlines() if line.startswith("[demo]")]
-    assert len(demo_lines) == N_STAGES  # one line per stage, nothing else from the frameworks
-    assert sum(" reused " in line for line in demo_lines) == len(untrained)
-    assert sum(" done in " in line for line in demo_lines) == N_STAGES - len(untrained)
+    # Both runs started from the same model, data and untrained measurements, and trained and evaluated the rest.
+    for run in (first, second):
+        demo_lines = [line for line in run.stderr.splitlines() if line.startswith("[demo]")]
+        assert len(demo_lines) == N_STAGES  # one line per stage, nothing else from the frameworks
+        assert sum(" reused " in line for line in demo_lines) == len(UNTRAINED)
+        assert sum(" done in " in line for line in demo_lines) == N_STAGES - len(UNTRAINED)
     r1, r2 = (json.loads((o / "report.json").read_text()) for o in (out, run2))
     for stage in STAGES[1:]:
         a, b = ({k: v for k, v in r[stage].items() if k != "wall_s"} for r in (r1["stages"], r2["stages"]))
