@@ -144,18 +144,37 @@ def test_bad_inputs_are_named(grpo, export, tmp_path):
     ("learning_rate: 1.0e-6\n", '{"fromat_weight": 0.1}',
      "error: $GUI_REWARD_OPTIONS: reward 'r1gui_format': option 'fromat_weight': unknown option"),
 ], ids=["unknown key", "bad value", "config check", "option typo"])
-def test_recipe_errors_are_one_line_naming_the_key_exit_2(tmp_path, recipe, env_options, message):
-    """Each case starts the script (torch + trl imports, about 20 s): the checks run before any model or data."""
-    pytest.importorskip("trl")
+def test_recipe_errors_are_one_line_naming_the_key_exit_2(grpo, tmp_path, monkeypatch, capsys, recipe, env_options,
+                                                          message):
+    """The script's ``run`` (what ``python grpo.py`` calls) in this process: the checks run before any model or data
+    (``test_the_script_itself_prints_one_error_line_exit_2`` starts the script once, as a user does)."""
     config = tmp_path / "recipe.yaml"
     config.write_text(recipe)
-    env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO), "GUI_REWARD_OPTIONS": env_options}
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--config", str(config), "--model_name_or_path", "x",
-                           "--dataset", str(tmp_path / "none.hf"), "--output_dir", str(tmp_path / "out")],
-                          capture_output=True, text=True, env=env)
-    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
-    assert proc.returncode == 2 and len(errors) == 1 and errors[0].startswith(message), proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr and "usage:" not in proc.stderr
+    monkeypatch.setenv("GUI_REWARD_OPTIONS", env_options)
+    code = grpo.run(["--config", str(config), "--model_name_or_path", "x", "--dataset", str(tmp_path / "none.hf"),
+                     "--output_dir", str(tmp_path / "out")])
+    stderr = capsys.readouterr().err
+    errors = [ln for ln in stderr.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1 and errors[0].startswith(message), stderr[-2000:]
+    assert "usage:" not in stderr  # (a traceback would have failed the test: run() only turns ScriptError into a line)
+
+
+def test_the_script_itself_prints_one_error_line_exit_2(tmp_path):
+    """``python VLM-R1/grpo.py`` as typed (torch + trl imports, about 20 s): a bad recipe value and a reward file
+    that does not import are each one ``error:`` line on stderr, exit status 2, no traceback."""
+    pytest.importorskip("trl")
+    config = tmp_path / "recipe.yaml"
+    config.write_text("learning_rate: abc\n")
+    (tmp_path / "my_reward.py").write_text("raise RuntimeError('no GPU here')\n")
+    env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    for args, message in ((["--config", str(config)], "error: argument --learning_rate/--learning-rate: invalid float"),
+                          (["--reward_funcs", f"{tmp_path / 'my_reward.py'}:f"], "raised RuntimeError: no GPU here")):
+        proc = subprocess.run([sys.executable, str(SCRIPT), *args, "--model_name_or_path", "x", "--dataset",
+                               str(tmp_path / "none.hf"), "--output_dir", str(tmp_path / "out")],
+                              capture_output=True, text=True, env=env)
+        errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+        assert proc.returncode == 2 and len(errors) == 1 and message in errors[0], proc.stderr[-2000:]
+        assert "Traceback" not in proc.stderr and "usage:" not in proc.stderr
 
 
 RECIPES = REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"
@@ -311,22 +330,25 @@ def test_run_grpo_gui_script_launches_grpo_py_with_the_recipe(tmp_path):
     assert proc.returncode == 2 and "TUNER must be full or lora" in proc.stderr
 
 
-def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, tmp_path):
-    """Two prompts of different lengths (a phone and a web screenshot: different image token counts) in one batch:
-    the processor must pad on the left like trl does, or generation fails in Qwen2.5-VL's ``get_rope_index``."""
+@pytest.fixture(scope="module")
+def pair_run(export, tmp_path_factory) -> tuple[Path, Path, subprocess.CompletedProcess]:
+    """One GRPO step of ``VLM-R1/grpo.py`` on two prompts of different lengths in one batch (a phone and a web
+    screenshot: different image token counts), rewarded by an ``async`` reward loaded by path with
+    ``--reward_shuffle true``: the run two tests below read (one start of the script instead of two)."""
     from datasets import load_from_disk
 
     from core.testing import tiny_qwen25vl_path
 
+    root = tmp_path_factory.mktemp("pair")
     ds = load_from_disk(str(export))
     sizes = [tuple(img.size) for img in ds["image"]]
     pair = [0, next(i for i, s in enumerate(sizes) if s != sizes[0])]
-    ds.select(pair).save_to_disk(str(tmp_path / "pair.hf"))
-    script, _ = grpo.parse(["--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
-                            str(tiny_qwen25vl_path()), "--output_dir", str(tmp_path / "unused")])
-    assert grpo.load_processor(script).tokenizer.padding_side == "left"
+    ds.select(pair).save_to_disk(str(root / "pair.hf"))
+    reward = root / "async_reward.py"
+    reward.write_text(ASYNC_REWARD)
     cmd = [sys.executable, str(SCRIPT), "--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
-           str(tiny_qwen25vl_path()), "--dataset", str(tmp_path / "pair.hf"), "--output_dir", str(tmp_path / "out"),
+           str(tiny_qwen25vl_path()), "--dataset", str(root / "pair.hf"), "--output_dir", str(root / "out"),
+           "--reward_funcs", f"{reward}:length_reward", "--reward_weights", "1.0", "--reward_shuffle", "true",
            "--max_steps", "1", "--num_generations", "2", "--per_device_train_batch_size", "4",
            "--gradient_accumulation_steps", "1", "--steps_per_generation", "1", "--max_completion_length", "8",
            "--min_pixels", "3136", "--max_pixels", str(TINY_MAX_PIXELS), "--bf16", "false", "--use_cpu", "true",
@@ -335,8 +357,24 @@ def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, tmp_pa
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    return root, reward, proc
+
+
+def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, pair_run):
+    """Two prompts of different lengths (a phone and a web screenshot: different image token counts) in one batch:
+    the processor must pad on the left like trl does, or generation fails in Qwen2.5-VL's ``get_rope_index``."""
+    from datasets import load_from_disk
+
+    from core.testing import tiny_qwen25vl_path
+
+    root, _, proc = pair_run
+    images = load_from_disk(str(root / "pair.hf"))["image"]
+    assert len(images) == 2 and images[0].size != images[1].size
+    script, _ = grpo.parse(["--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
+                            str(tiny_qwen25vl_path()), "--output_dir", str(root / "unused")])
+    assert grpo.load_processor(script).tokenizer.padding_side == "left"
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    assert (tmp_path / "out" / "config.json").is_file()
+    assert (root / "out" / "config.json").is_file()
 
 
 # GRPO correctness: a reward on the sampled token ids differs inside a group from the first step. The tiny random
@@ -399,17 +437,14 @@ def test_grpo_moves_the_mean_reward_the_way_the_reward_says(token_reward_runs, s
     ("raise RuntimeError('no GPU here')\n", "raised RuntimeError: no GPU here"),
     ("import sys\nsys.exit(3)\n", "raised SystemExit: 3"),
 ], ids=["syntax error", "raises", "exits"])
-def test_a_reward_file_that_does_not_import_is_one_error_line(tmp_path, source, message):
+def test_a_reward_file_that_does_not_import_is_one_error_line(grpo, tmp_path, capsys, source, message):
     """Round 4, item 17: the script's promise (one ``error:`` line, exit 2) holds for the reward file's own errors,
-    before any model or data loads."""
-    pytest.importorskip("trl")
+    before any model or data loads (its ``run`` in this process; the script itself: the test above)."""
     (tmp_path / "my_reward.py").write_text(source)
-    env = {"PATH": os.environ["PATH"], "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--reward_funcs", f"{tmp_path / 'my_reward.py'}:f",
-                           "--model_name_or_path", "x", "--dataset", str(tmp_path / "none.hf"), "--output_dir",
-                           str(tmp_path / "out")], capture_output=True, text=True, env=env)
-    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
-    assert proc.returncode == 2 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    code = grpo.run(["--reward_funcs", f"{tmp_path / 'my_reward.py'}:f", "--model_name_or_path", "x", "--dataset",
+                     str(tmp_path / "none.hf"), "--output_dir", str(tmp_path / "out")])
+    errors = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1, errors
     assert errors[0].startswith(f"error: --reward_funcs {tmp_path / 'my_reward.py'}:f: ") and message in errors[0]
 
 
@@ -423,30 +458,17 @@ async def length_reward(completions, **kwargs):
 '''
 
 
-def test_reward_shuffle_keeps_an_async_reward_async_and_trains(grpo, export, tmp_path):
+def test_reward_shuffle_keeps_an_async_reward_async_and_trains(grpo, pair_run, tmp_path):
     """Round 4, item 10: ``--reward_shuffle true`` with an async reward loaded by path: the wrapper is async too
-    (trl awaits it), permutes the awaited values, and one GRPO step runs through the command."""
+    (trl awaits it), permutes the awaited values, and a GRPO step runs through the command (``pair_run``)."""
     import asyncio
     import inspect
 
-    from core.testing import tiny_qwen25vl_path
-
-    reward = tmp_path / "async_reward.py"
-    reward.write_text(ASYNC_REWARD)
+    _, reward, proc = pair_run
     script, _ = grpo.parse(["--model_name_or_path", "x", "--dataset", "d", "--output_dir", str(tmp_path / "o"),
                             "--reward_funcs", f"{reward}:length_reward", "--reward_shuffle", "true"])
     (wrapped,) = grpo.reward_functions(script, seed=0)
     assert inspect.iscoroutinefunction(wrapped) and wrapped.__name__ == "length_reward"
     values = asyncio.run(wrapped(completions=["a", "bb", "ccc", "dddd", "eeeee"]))
     assert sorted(values) == [1.0, 2.0, 3.0, 4.0, 5.0] and values != sorted(values)
-    cmd = [sys.executable, str(SCRIPT), "--model_name_or_path", str(tiny_qwen25vl_path()), "--dataset", str(export),
-           "--output_dir", str(tmp_path / "out"), "--reward_funcs", f"{reward}:length_reward", "--reward_shuffle",
-           "true", "--max_steps", "1", "--num_generations", "2", "--per_device_train_batch_size", "2",
-           "--gradient_accumulation_steps", "1", "--steps_per_generation", "1", "--max_completion_length", "4",
-           "--min_pixels", "3136", "--max_pixels", "3136", "--bf16", "false", "--use_cpu", "true", "--use_vllm",
-           "false", "--gradient_checkpointing", "false", "--save_strategy", "no", "--report_to", "none",
-           "--dataloader_num_workers", "0"]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
