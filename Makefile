@@ -73,11 +73,14 @@ $(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lo
 		scripts/llamafactory-cli
 	bash scripts/make_env.sh $*
 
+# Two pytest-xdist workers (the 2-core CI machine): a test file is one unit of work, the Ray files one unit together,
+# the longest files first (tests/conftest.py, docs/testing.md). PYTEST_ARGS come last: PYTEST_ARGS='-n 0' runs
+# everything in one process.
 test: setup
-	$(RL)/python -m pytest $(call qwords,$(PYTEST_ARGS))
+	$(RL)/python -m pytest -n 2 $(call qwords,$(PYTEST_ARGS))
 
 test-fast: setup
-	$(RL)/python -m pytest -m "not slow" $(call qwords,$(PYTEST_ARGS))
+	$(RL)/python -m pytest -n 2 -m "not slow" $(call qwords,$(PYTEST_ARGS))
 
 lint: $(VENVS)/rl/.ready
 	$(RL)/ruff check core tests bench

@@ -21,6 +21,51 @@ for _make_var in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES"):
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
+# Parallel runs (`make test` = pytest -n 2; docs/testing.md): each test file is one unit of work, sent whole to one
+# worker (its module fixtures are built once); the files that start Ray clusters are one unit together, so two clusters
+# never run at once; the longest files start first, so no long file starts when the other worker is nearly done.
+#: Files run one after another on one worker (one unit, "ray"): each starts Ray clusters.
+RAY_FILES = ("test_verl_cpu_training.py", "test_inference_vllm.py")
+#: The longest units (file names, "ray"), longest first, as measured (docs/testing.md); the rest follow in file order.
+LONGEST_FIRST = ("test_demo.py", "ray", "test_grpo_trl.py")
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work of a test under xdist: its file, or "ray" for the Ray files."""
+    path = nodeid.split("::", 1)[0]
+    return "ray" if path.rsplit("/", 1)[-1] in RAY_FILES else path
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # only parallel runs: a plain run keeps the file order (-x fails early)
+        rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(work_unit(item.nodeid).rsplit("/", 1)[-1], len(rank)))  # stable
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # before xdist's own; optional: pytest -p no:xdist still runs
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """xdist's loadscope scheduling with :func:`work_unit` as the scope, in collection order (longest first), and the
+    next unit sent when a worker has one test left (the one it holds until it knows what follows), not three: a
+    long unit never waits behind another one a worker took early. (xdist 3.8's own ``--dist loadgroup`` marks do
+    not reach pytest 9's node ids.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+        def _reschedule(self, node) -> None:
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) <= 1:
+                self._assign_work_unit(node)
+
+    config.option.loadscopereorder = False
+    return FileScheduling(config, log)
+
 
 @pytest.fixture(autouse=True)
 def _restore_environ():

@@ -55,9 +55,9 @@ NAMES = {"DATASET": ["sft-llamafactory", "data"], "SWIFT_TUNER": ["sft-swift"],
 SKIP_ENVS = ["-o", ".venvs/rl/.ready", "-o", ".venvs/llamafactory/.ready", "-o", ".venvs/base/.ready"]
 
 
-def make(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+def make(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["make", "-s", *SKIP_ENVS, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                          check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
 def q(word: str) -> str:
@@ -122,9 +122,11 @@ def test_make_n_never_evaluates_a_hostile_value(target, value, tmp_path):
 
 
 def test_default_values_give_the_same_commands():
-    """CI runs `make setup-web && make test`: with no value given their commands are the ones they always were."""
-    assert make("-n", "test").stdout.splitlines()[-1] == ".venvs/rl/bin/python -m pytest "
-    assert make("-n", "test-fast").stdout.splitlines()[-1] == '.venvs/rl/bin/python -m pytest -m "not slow" '
+    """CI runs `make setup-web && make test`: with no value given their commands are the documented ones (make test:
+    two xdist workers, docs/testing.md)."""
+    xdist = "-n 2"  # two xdist workers (docs/testing.md)
+    assert make("-n", "test").stdout.splitlines()[-1] == f".venvs/rl/bin/python -m pytest {xdist} "
+    assert make("-n", "test-fast").stdout.splitlines()[-1] == f'.venvs/rl/bin/python -m pytest {xdist} -m "not slow" '
     web = make("-n", "setup-web").stdout
     for line in ("if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \\",
                  ".venvs/rl/bin/pip install -q --disable-pip-version-check -c requirements/rl.lock.txt "
@@ -137,7 +139,7 @@ def test_default_values_give_the_same_commands():
     assert said == "setup-web: /usr/bin/chromium or /usr/bin/chromedriver is missing and installing them needs root;" \
                    " run:\n"
     assert make("-n", "test", "PYTEST_ARGS=-x -k parsers").stdout.splitlines()[-1] == \
-        ".venvs/rl/bin/python -m pytest -x -k parsers"
+        f".venvs/rl/bin/python -m pytest {xdist} -x -k parsers"
 
 
 @pytest.mark.parametrize("var", ["VENVS", "RL", "LF", "BASE"])
@@ -167,7 +169,7 @@ def test_a_real_run_with_a_hostile_model_stops_in_one_line(target, tmp_path):
 
 def test_a_real_run_with_a_hostile_agent_recipe_names_it(tmp_path):
     pwned = tmp_path / "pwned"
-    r = make("gui-agent-data", f"AGENT_RECIPE=x';touch {pwned};'", f"AGENT_DATA={tmp_path / 'out'}", timeout=300)
+    r = make("gui-agent-data", f"AGENT_RECIPE=x';touch {pwned};'", f"AGENT_DATA={tmp_path / 'out'}")
     assert r.returncode == 2 and not pwned.exists()
     assert "recipe file not found" in r.stderr
 
