@@ -5,7 +5,8 @@
 ``direction``, the mobile ``button`` / ``status`` it was written as, the image geometry (``image_size`` ORIGINAL
 [W, H] px, ``resized_size`` [W, H] px of the image the model saw) and ``frame``, the frame of ``box``/``point``
 (:class:`core.geometry.Frame`), always explicit. ``frame_inferred`` is True only when a legacy file did not say
-and :func:`infer_legacy_frame` guessed.
+and :func:`infer_legacy_frame` guessed. ``polygon`` is a polygon gold region (:mod:`core.regions`; ``box`` is then
+its bounding box), written to prediction rows as ``gt_polygon``.
 
 One writer/reader pair per on-disk flavour (the README's "records and frames" table):
 
@@ -41,6 +42,8 @@ from core.actions import (
 )
 from core.geometry import Frame, ImageGeometry
 from core.numbers import NumberError, checked_number
+from core.regions import Polygon, as_polygon
+from core.schema import POLYGON_KEY
 
 #: Actions written in the mobile_use flavour (Qwen3-VL tool call names).
 MOBILE_USE_NAMES = frozenset({"click", "long_press", "swipe", "type", "answer", "system_button", "wait",
@@ -65,6 +68,7 @@ class GoldRecord(ActionArgs):
     action: str
     frame: Frame
     box: tuple[float, float, float, float] | None = None
+    polygon: Polygon | None = None
     image_size: tuple[int, int] | None = None
     resized_size: tuple[int, int] | None = None
     frame_inferred: bool = False
@@ -106,7 +110,8 @@ class GoldRecord(ActionArgs):
             box = (x1, y1, x2, y2)
         point = None if self.point is None else self.convert(self.point, self.frame, frame)
         end = None if self.end_point is None else self.convert(self.end_point, self.frame, frame)
-        return replace(self, box=box, point=point, end_point=end, frame=frame)
+        polygon = None if self.polygon is None else tuple(self.convert(v, self.frame, frame) for v in self.polygon)
+        return replace(self, box=box, point=point, end_point=end, polygon=polygon, frame=frame)
 
     # ------------------------------------------------------------------------------------------- writers
 
@@ -175,21 +180,28 @@ class GoldRecord(ActionArgs):
         return args
 
     def to_prediction_columns(self) -> dict[str, Any]:
-        """Gold columns of a prediction file row: GUI-R1's ``gt_*`` in ORIGINAL pixels plus ``gt_frame``."""
+        """Gold columns of a prediction file row: GUI-R1's ``gt_*`` in ORIGINAL pixels plus ``gt_frame``, and
+        ``gt_polygon`` (``[[x, y], ...]``) when the gold region is a polygon."""
         orig = self.in_frame(Frame.ORIGINAL)
-        return {"gt_action": self.action, "gt_bbox": orig.guir1_bbox(None), "gt_input_text": self.guir1_input_text(),
+        cols = {"gt_action": self.action, "gt_bbox": orig.guir1_bbox(None), "gt_input_text": self.guir1_input_text(),
                 "image_size": list(self.image_size) if self.image_size else None, "gt_frame": Frame.ORIGINAL.value}
+        if orig.polygon is not None:
+            cols["gt_polygon"] = [list(v) for v in orig.polygon]
+        return cols
 
 
 # --------------------------------------------------------------------------------------------- builders
 
 
 def from_step(step: Any, geometry: ImageGeometry, frame: Frame) -> GoldRecord:
-    """The gold record of a :class:`core.schema.Step` (ORIGINAL pixels) with coordinates in ``frame``."""
+    """The gold record of a :class:`core.schema.Step` (ORIGINAL pixels) with coordinates in ``frame``; the polygon
+    region of ``step.extra`` (:data:`core.schema.POLYGON_KEY`, validated by the Step) comes along."""
     a = step.action
+    polygon = step.extra.get(POLYGON_KEY)
     rec = GoldRecord(
         action=a.type, frame=Frame.ORIGINAL,
         box=None if step.bbox is None else tuple(float(v) for v in step.bbox),  # type: ignore[arg-type]
+        polygon=None if polygon is None else as_polygon(polygon),
         point=None if a.point is None else (float(a.point[0]), float(a.point[1])),
         end_point=None if a.end_point is None else (float(a.end_point[0]), float(a.end_point[1])),
         text=a.text, direction=a.direction, duration=a.duration,

@@ -13,9 +13,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from core.actions import Action
+from core.regions import polygon_error
 
 TaskType = Literal["low", "high", "grounding"]
 TASK_TYPES: tuple[str, ...] = ("low", "high", "grounding")
+#: ``Step.extra`` key of a polygon gold region (:mod:`core.regions`): ``[[x, y], ...]`` ORIGINAL pixels, at least
+#: three vertices, inside the image; ``Step.bbox`` holds its bounding box.
+POLYGON_KEY = "polygon"
 
 
 class HistoryItem(BaseModel):
@@ -75,7 +79,10 @@ class Step(BaseModel):
     - ``task_type``: ``low`` (element-level instruction), ``high`` (goal-level) or ``grounding``.
     - ``bbox``: gold element box (x1, y1, x2, y2), ORIGINAL pixels, optional.
     - ``group``: platform / group (mobile, web, desktop, or a dataset's own group); ``ui_type``: text / icon.
-    - ``extra``: source-specific fields kept through the pipeline (episode id, step index, verify_bbox, ...).
+    - ``extra``: source-specific fields kept through the pipeline (episode id, step index, verify_bbox, ...);
+      ``extra["polygon"]`` (:data:`POLYGON_KEY`) is a polygon gold region, checked here like ``bbox``.
+    - A refusal row (the instruction's target is not on the screen; OSWorld-G) has the gold action
+      ``impossible`` (:data:`core.regions.REFUSAL_ACTION`) and no ``bbox``.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -124,6 +131,13 @@ class Step(BaseModel):
                 raise _FieldError("bbox", f"bbox {list(self.bbox)} has x2 < x1 or y2 < y1")
             if x1 < 0 or y1 < 0 or x2 > w or y2 > h:
                 raise _FieldError("bbox", f"bbox {list(self.bbox)} lies outside the {w}x{h} image")
+        if POLYGON_KEY in self.extra:
+            reason = polygon_error(self.extra[POLYGON_KEY])
+            if reason:
+                raise _FieldError(f"extra.{POLYGON_KEY}", reason)
+            for x, y in self.extra[POLYGON_KEY]:
+                if not (0 <= x <= w and 0 <= y <= h):
+                    raise _FieldError(f"extra.{POLYGON_KEY}", f"vertex {[x, y]} lies outside the {w}x{h} image")
         for name in ("point", "end_point"):
             p = getattr(self.action, name)
             if p is not None and not (0 <= p[0] <= w and 0 <= p[1] <= h):
@@ -154,4 +168,4 @@ class Step(BaseModel):
         return hashlib.sha1(self.image_bytes()).hexdigest()
 
 
-__all__ = ["HistoryItem", "Step", "StepValidationError", "TASK_TYPES", "TaskType", "non_finite_field"]
+__all__ = ["POLYGON_KEY", "HistoryItem", "Step", "StepValidationError", "TASK_TYPES", "TaskType", "non_finite_field"]

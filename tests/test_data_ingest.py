@@ -37,7 +37,8 @@ def run(source, path, **kw):
 
 
 def test_reader_registry_is_the_contract():
-    assert set(READERS) == {"guir1", "screenspot", "aitw", "mind2web", "guiodyssey", "screenagent", "unified"}
+    assert set(READERS) == {"guir1", "screenspot", "aitw", "mind2web", "guiodyssey", "screenagent", "osworld_g",
+                            "ui_vision", "mmbench_gui", "unified"}
     with pytest.raises(KeyError, match="known: guir1"):
         read("nope", DATA, summary=ConversionSummary())
 

@@ -293,7 +293,8 @@ def test_reader_streams_jsonl_and_reads_arrays(tmp_path):
 
 def test_registry_entries_state_sources_and_guir1_file_names():
     names = {"screenspot", "screenspot_v2", "screenspot_pro", "androidcontrol_high", "androidcontrol_low",
-             "guiodyssey", "guiact_web", "omniact_web", "omniact_desktop", "aitw", "mind2web"}
+             "guiodyssey", "guiact_web", "omniact_web", "omniact_desktop", "aitw", "mind2web", "osworld_g",
+             "ui_vision", "mmbench_gui"}
     assert set(BENCHMARKS) == names
     for b in BENCHMARKS.values():
         assert "arXiv" in b.source or "github" in b.source.lower()

@@ -301,7 +301,7 @@ def _report(summary: ConversionSummary, extra_lines: Sequence[str] = ()) -> None
 
 
 _FROM = typer.Option(..., "--from", help="Source format: guir1, screenspot, aitw, mind2web, guiodyssey, "
-                                         "screenagent, unified.")
+                                         "screenagent, osworld_g, ui_vision, mmbench_gui, unified.")
 _INPUT = typer.Option(..., "--input", help="Input file or folder.")
 _IMAGES = typer.Option(None, "--images", help="Folder holding the images the records name.")
 _SKIP = typer.Option(False, "--skip-missing", help="Skip (and count) records with a missing/corrupt image or an "

@@ -8,8 +8,8 @@ Rows whose prediction cannot be read count as wrong and are counted under ``unpa
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +25,22 @@ from core.eval.io import (
     iter_records,
     pred_point,
 )
-from core.eval.registry import Benchmark, get_benchmark
+from core.eval.registry import (
+    CATEGORY_SEPARATOR,
+    MMBENCH_GUI_LEVELS,
+    MMBENCH_GUI_PLATFORMS,
+    OSWORLD_G_BOX_TYPES,
+    OSWORLD_G_CATEGORIES,
+    UI_VISION_CATEGORIES,
+    UI_VISION_SETTINGS,
+    Benchmark,
+    get_benchmark,
+)
 from core.eval.tally import NO_PRED, Failures, Unparseable, Warnings
 from core.geometry import Frame, point_in_box
 from core.matching import POINT_RADIUS, Predicted, match, point_facts
 from core.records import GoldRecord, GoldRecordError, from_prediction_row
+from core.regions import REFUSAL_ACTION, Polygon, as_polygon, point_in_polygon
 
 MODES = ("strict", "guir1")
 
@@ -184,6 +195,163 @@ def _score_grounding(records: Iterable[Record], mode: str, fails: Failures) -> d
               "per_platform": platform_counts, "per_ui_type": ui_counts}
     return {"n_rows": n, "metrics": metrics, "counts": counts, "confusion": {}, "unparseable": unp.as_dict(),
             "warnings": warn.as_list()}
+
+
+# ------------------------------------------------------- grounding with polygon / refusal gold (2025-26 papers)
+
+#: Predicted actions that refuse instead of clicking: ``impossible`` (terminate(status="failure"), UI-TARS
+#: call_user / fail, OS-Atlas IMPOSSIBLE) and ``answer`` (a text reply). Definition: ``registry.REFUSAL_PREDICTION``.
+REFUSAL_ACTIONS = frozenset({REFUSAL_ACTION, "answer"})
+
+
+def is_refusal(pred: Prediction) -> bool:
+    """Whether a prediction refuses: it parsed, and its action is one of :data:`REFUSAL_ACTIONS` or its point
+    has both coordinates negative (OSWorld-G's refusal convention, e.g. ``[-1, -1]``)."""
+    if pred.error:
+        return False
+    if pred.action is not None and canonical_action_name(pred.action) in REFUSAL_ACTIONS:
+        return True
+    return pred.point is not None and pred.point[0] < 0 and pred.point[1] < 0
+
+
+def _gold_polygon(rec: Record) -> Polygon | None:
+    value = rec.row.get("gt_polygon")
+    if value is None:
+        return None
+    try:
+        return as_polygon(value)
+    except ValueError as e:
+        raise PredictionFileError(rec.where, "gt_polygon", str(e)) from None
+
+
+def region_hit(rec: Record, pred: Prediction) -> tuple[bool, str, tuple[float, ...] | None]:
+    """(hit, gold region kind ``bbox`` / ``polygon`` / ``refusal``, box drawn for the gallery) of one row: a refusal
+    gold (``gt_action`` impossible) is hit by a refusing prediction only; otherwise the predicted point must lie in
+    ``gt_polygon`` when the row has one (:func:`core.regions.point_in_polygon`), else in ``gt_bbox``, edges
+    included. Bad gold fields raise :class:`PredictionFileError` naming the row."""
+    if canonical_action_name(gold_str(rec, "gt_action")) == REFUSAL_ACTION:
+        return is_refusal(pred), "refusal", None
+    polygon = _gold_polygon(rec)
+    box = gold_numbers(rec, "gt_bbox", (4,))
+    if pred.point is None or is_refusal(pred):
+        return False, "bbox" if polygon is None else "polygon", box
+    if polygon is not None:
+        return point_in_polygon(pred.point, polygon), "polygon", box
+    return point_in_box(pred.point, box), "bbox", box
+
+
+class _Cells:
+    """Hits and rows per (dimension, value) cell of a benchmark's breakdown."""
+
+    def __init__(self) -> None:
+        self.hits: Counter = Counter()
+        self.rows: Counter = Counter()
+
+    def add(self, cells: Iterable[tuple[str, str]], hit: bool) -> None:
+        for cell in cells:
+            self.rows[cell] += 1
+            self.hits[cell] += hit
+
+    def frac(self, dim: str, value: str = "") -> float | None:
+        return _frac(self.hits[dim, value], self.rows[dim, value])
+
+    def count(self, dim: str, value: str = "") -> dict[str, int]:
+        return {"hits": self.hits[dim, value], "n": self.rows[dim, value]}
+
+    def table(self, dim: str, order: Iterable[str] = ()) -> tuple[dict[str, float | None], dict[str, dict[str, int]]]:
+        """Accuracy and counts of every value of ``dim`` seen, in ``order`` first, then sorted."""
+        rank = {v: i for i, v in enumerate(order)}
+        values = sorted((v for d, v in self.rows if d == dim), key=lambda v: (rank.get(v, len(rank)), v))
+        return {v: self.frac(dim, v) for v in values}, {v: self.count(dim, v) for v in values}
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _optional_str(rec: Record, field: str) -> str | None:
+    value = rec.row.get(field)
+    if value is not None and not isinstance(value, str):
+        raise PredictionFileError(rec.where, field, f"must be a string, got {type(value).__name__}")
+    return value or None
+
+
+def _osworld_g_cells(rec: Record, region: str) -> list[tuple[str, str]]:
+    categories = (_optional_str(rec, "ui_type") or "").split(CATEGORY_SEPARATOR)
+    return ([("all", ""), ("box", region)] + ([("answerable", "")] if region != "refusal" else [])
+            + [("category", c) for c in categories if c])
+
+
+def _osworld_g_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
+    per_category, category_counts = cells.table("category", OSWORLD_G_CATEGORIES)
+    per_box, box_counts = cells.table("box", OSWORLD_G_BOX_TYPES)
+    metrics = {"overall": cells.frac("all"), "overall_no_refusal": cells.frac("answerable"),
+               "refusal": cells.frac("box", "refusal"), "per_group": per_category, "per_box_type": per_box}
+    counts = {**cells.count("all"), "overall_no_refusal": cells.count("answerable"),
+              "refusal": cells.count("box", "refusal"), "per_group": category_counts, "per_box_type": box_counts}
+    return metrics, counts
+
+
+def _ui_vision_cells(rec: Record, region: str) -> list[tuple[str, str]]:
+    setting, category = gold_str(rec, "group"), _optional_str(rec, "ui_type")
+    return [("all", ""), ("setting", setting)] + ([("cell", f"{setting}-{category}")] if category else [])
+
+
+def _ui_vision_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
+    per_setting, setting_counts = cells.table("setting", UI_VISION_SETTINGS)
+    per_cell, cell_counts = cells.table("cell", [f"{s}-{c}" for s in UI_VISION_SETTINGS for c in UI_VISION_CATEGORIES])
+    metrics = {"overall": cells.frac("all"), **{s: per_setting.get(s) for s in UI_VISION_SETTINGS},
+               "final_avg": _mean(per_setting.values()), "per_group": per_cell, "per_setting": per_setting}
+    counts = {**cells.count("all"), **setting_counts, "per_group": cell_counts, "per_setting": setting_counts}
+    return metrics, counts
+
+
+def _mmbench_gui_cells(rec: Record, region: str) -> list[tuple[str, str]]:
+    platform, level = gold_str(rec, "group"), gold_str(rec, "ui_type")
+    return [("all", ""), ("level", level), ("platform", platform), ("cell", f"{platform}-{level}")]
+
+
+def _mmbench_gui_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
+    per_level, level_counts = cells.table("level", MMBENCH_GUI_LEVELS)
+    per_cell, cell_counts = cells.table("cell", [f"{p}-{lv}" for p in MMBENCH_GUI_PLATFORMS
+                                                 for lv in MMBENCH_GUI_LEVELS])
+    per_platform, platform_counts = cells.table("platform", MMBENCH_GUI_PLATFORMS)
+    metrics = {"overall": cells.frac("all"), **{lv: per_level.get(lv) for lv in MMBENCH_GUI_LEVELS},
+               "average": _mean(per_level.values()), "per_group": per_cell, "per_platform": per_platform}
+    counts = {**cells.count("all"), **level_counts, "per_group": cell_counts, "per_platform": platform_counts}
+    return metrics, counts
+
+
+#: breakdown -> (the cells a row counts in, given its gold region kind; the published numbers of the cells).
+_BREAKDOWNS: dict[str, tuple[Callable[[Record, str], list[tuple[str, str]]],
+                             Callable[[_Cells], tuple[dict[str, Any], dict[str, Any]]]]] = {
+    "osworld_g": (_osworld_g_cells, _osworld_g_scores),
+    "ui_vision": (_ui_vision_cells, _ui_vision_scores),
+    "mmbench_gui": (_mmbench_gui_cells, _mmbench_gui_scores),
+}
+
+
+def _score_regions(records: Iterable[Record], breakdown: str, fails: Failures) -> dict[str, Any]:
+    """Grounding with box / polygon / refusal gold (``registry.REGION_HIT``) and the paper's breakdown."""
+    row_cells, scores = _BREAKDOWNS[breakdown]
+    cells = _Cells()
+    unp = Unparseable()
+    n = 0
+    for rec in records:
+        n += 1
+        pred = strict_prediction(rec)
+        if pred.error:
+            unp.add(rec, pred.error)
+        hit, region, box = region_hit(rec, pred)
+        cells.add(row_cells(rec, region), hit)
+        if not hit:
+            reason = pred.error or ("did not refuse" if region == "refusal" else "refused" if is_refusal(pred)
+                                    else "no point" if pred.point is None else f"point outside the gold {region}")
+            fails.add(rec, reason=reason, point=pred.point, pred_action=pred.action, gt_box=box)
+    metrics, counts = scores(cells)
+    return {"n_rows": n, "metrics": metrics, "counts": counts, "confusion": {}, "unparseable": unp.as_dict(),
+            "warnings": []}
 
 
 # ------------------------------------------------------------------------------------- navigation, guir1 mode
@@ -456,7 +624,9 @@ def score_records(records: Iterable[Record], benchmark: str | Benchmark, mode: s
         raise ValueError(f"benchmark {bench.name!r} has no {mode!r} mode (GUI-R1's evaluator does not cover it); "
                          f"available: {', '.join(bench.modes)}")
     fails = Failures(max_failures)
-    if bench.kind == "grounding":
+    if bench.kind == "grounding" and bench.breakdown in _BREAKDOWNS:
+        out = _score_regions(records, bench.breakdown, fails)
+    elif bench.kind == "grounding":
         out = _score_grounding(records, mode, fails)
     elif bench.kind == "navigation":
         out = (_score_navigation_guir1 if mode == "guir1" else _score_navigation_strict)(records, fails)

@@ -1,9 +1,14 @@
 """Benchmark registry: every benchmark ``gui-agent eval`` scores, with its exact metric definition and source.
 
 Each :class:`Benchmark` names its kind (which scorer in :mod:`core.eval.metrics` / :mod:`core.eval.aitw`
-applies), the modes it supports, the GUI-R1 paper table it belongs to, the file name GUI-R1's inference
-scripts give its predictions (``<parquet stem>.json``, JSON lines despite the extension) and the papers /
-code that define its metric.  All coordinates in prediction rows are ORIGINAL-image pixels.
+applies; grounding benchmarks also name their ``breakdown``), the modes it supports, the GUI-R1 paper table it
+belongs to, the file name GUI-R1's inference scripts give its predictions (``<parquet stem>.json``, JSON lines
+despite the extension), the papers / code that define its metric and the numbers its paper leads with
+(``headline``).  All coordinates in prediction rows are ORIGINAL-image pixels.
+
+The grounding benchmarks of 2025-26 papers (OSWorld-G, UI-Vision, MMBench-GUI L2) are read by
+:mod:`core.data.ingest` into rows whose ``group`` / ``ui_type`` carry the paper's breakdown (below, per benchmark);
+their gold region may be a polygon (``gt_polygon``) or a refusal (``gt_action`` ``impossible``, :mod:`core.regions`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,55 @@ GROUNDING_STRICT = (
 GROUNDING_GUIR1 = (
     "hit = x1 < x < x2 and y1 < y < y2 (edges miss) on pred_coord[:2]; accuracy per group-ui_type only; the "
     "reference prints no overall number and omits groups with zero hits (both shown here, values unchanged)."
+)
+REFUSAL_PREDICTION = (
+    "A prediction REFUSES when it parses and its action is `impossible` (terminate(status='failure'), UI-TARS "
+    "call_user/fail, OS-Atlas IMPOSSIBLE, GUI-R1 'impossible') or `answer` (a text reply instead of a click), or "
+    "its point has both coordinates negative (OSWorld-G's convention, e.g. [-1, -1]). An unparseable prediction "
+    "is wrong on every row and never a refusal; a refusing prediction is wrong on every row with a region."
+)
+REGION_HIT = (
+    "hit = the predicted point (ORIGINAL px) inside the gold region: a box [x1, y1, x2, y2] with its edges "
+    "(x1 <= x <= x2 and y1 <= y <= y2, as every reference evaluator), or a polygon (gt_polygon, core.regions: "
+    "boundary within 1e-9 px included, even-odd ray casting inside; the references' ray casting leaves part of "
+    "the boundary out, a measure-zero difference); a refusal gold (gt_action impossible) is hit by a refusing "
+    "prediction only. " + REFUSAL_PREDICTION
+)
+
+#: OSWorld-G's categories in its paper's column order (classification_result.json of github.com/xlang-ai/OSWorld-G).
+OSWORLD_G_CATEGORIES: tuple[str, ...] = ("text_matching", "element_recognition", "layout_understanding",
+                                         "fine_grained_manipulation", "refusal")
+OSWORLD_G_BOX_TYPES: tuple[str, ...] = ("bbox", "polygon", "refusal")
+#: Joins a row's OSWorld-G categories in its ``ui_type`` (a row may have several).
+CATEGORY_SEPARATOR = "+"
+UI_VISION_SETTINGS: tuple[str, ...] = ("basic", "functional", "spatial")
+#: UI-Vision's application categories in its paper's column order (Ed, Br, De, Pr, Cr, En).
+UI_VISION_CATEGORIES: tuple[str, ...] = ("Education", "Browsers", "Development", "Productivity", "Creativity",
+                                         "Entertainment")
+#: MMBench-GUI's platforms (its ``platform`` values) in its paper's column order: Windows, macOS, Linux, iOS,
+#: Android, Web.
+MMBENCH_GUI_PLATFORMS: tuple[str, ...] = ("os_windows", "os_mac", "os_linux", "os_ios", "os_android", "os_web")
+MMBENCH_GUI_LEVELS: tuple[str, ...] = ("basic", "advanced")
+
+OSWORLD_G_STRICT = (
+    REGION_HIT + " Rows (ui_type = the row's categories joined by '+', from classification_result.json): "
+    "overall = hits / ALL rows, refusal rows counted (the paper's Overall); overall_no_refusal = hits / the bbox "
+    "and polygon rows (refusal rows out of the denominator: the number for models that cannot refuse); refusal "
+    "= hits / refusal rows; per_group = accuracy per category, a row counting in each of its categories; "
+    "per_box_type = bbox / polygon / refusal."
+)
+UI_VISION_STRICT = (
+    REGION_HIT + " Rows (group = setting basic/functional/spatial, ui_type = application category): "
+    "basic / functional / spatial = hits / rows of that setting (the reference's action_acc per annotation file); "
+    "final_avg = the plain mean of the settings' accuracies (the paper's Final Avg; over the settings present); "
+    "per_group = accuracy per setting-category (the paper's Ed/Br/De/Pr/Cr/En columns); overall = hits / all rows."
+)
+MMBENCH_GUI_STRICT = (
+    REGION_HIT + " Rows (group = platform, ui_type = grounding type basic/advanced): per_group = accuracy per "
+    "platform-level (the paper's cells); basic / advanced = hits / rows of that level (the reference's "
+    "row-weighted mean over platforms); average = (basic + advanced) / 2 (the reference's 'Average accuracy', the "
+    "paper's Avg; over the levels present); per_platform = hits / rows per platform, both levels; overall = hits "
+    "/ all rows. Unparseable answers (the reference's 'Error format') count as misses."
 )
 NAV_STRICT = (
     "Type = canonical gt action == canonical predicted action over ALL rows. GR = predicted point correct over "
@@ -57,6 +111,8 @@ class Benchmark:
     guir1_file: str | None  # GUI-R1 prediction file name (outputs/<model>/<name>)
     source: str
     definitions: dict[str, str]
+    breakdown: str = "screenspot"  # grounding: screenspot | osworld_g | ui_vision | mmbench_gui
+    headline: tuple[str, ...] = ()  # metrics tables show first (empty: core.eval.report's default)
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -66,6 +122,13 @@ class Benchmark:
 def _grounding(name: str, title: str, source: str) -> Benchmark:
     return Benchmark(name, title, "grounding", "grounding", f"{name}_test.json", source,
                      {"strict": GROUNDING_STRICT, "guir1": GROUNDING_GUIR1})
+
+
+def _region_grounding(name: str, title: str, source: str, definition: str, headline: tuple[str, ...]) -> Benchmark:
+    """A grounding benchmark whose gold may be a polygon or a refusal, with its paper's breakdown (strict only:
+    GUI-R1's evaluator does not cover it)."""
+    return Benchmark(name, title, "grounding", "other", f"{name}_test.json", source, {"strict": definition},
+                     breakdown=name, headline=headline)
 
 
 def _navigation(name: str, title: str, table: str, paper: str) -> Benchmark:
@@ -84,6 +147,28 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
                "OS-Atlas (Wu et al., arXiv:2410.23218) corrected ScreenSpot annotations; same metric as ScreenSpot."),
     _grounding("screenspot_pro", "ScreenSpot-Pro",
                "ScreenSpot-Pro (Li et al., arXiv:2504.07981); GUI-R1 paper Table 'ScreenSpot-Pro'. " + GUIR1_SOURCE),
+    _region_grounding(
+        "osworld_g", "OSWorld-G",
+        "OSWorld-G (Jedi: Xie et al., 'Scaling Computer-Use Grounding via UI Decomposition and Synthesis', "
+        "arXiv:2505.13227), Table 'OSWorld-G' (Text Matching, Element Recognition, Layout Understanding, "
+        "Fine-grained Manipulation, Refusal, Overall); annotations benchmark/OSWorld-G.json + "
+        "classification_result.json of github.com/xlang-ai/OSWorld-G; refusal denominators as in "
+        "clawgui-eval/judge/osworld_g_judge.py + metric/osworldg_metric.py of github.com/ZJU-REAL/ClawGUI "
+        "(commit d990d3e3).",
+        OSWORLD_G_STRICT, ("overall", "overall_no_refusal", "refusal")),
+    _region_grounding(
+        "ui_vision", "UI-Vision",
+        "UI-Vision (Nayak et al., ICML 2025, arXiv:2503.15661), element grounding table (Basic / Functional / "
+        "Spatial per category, Final Avg); evaluator eval/grounding/eval_uivision.py of github.com/uivision/"
+        "UI-Vision (commit 76085a95); annotations huggingface.co/datasets/ServiceNow/ui-vision.",
+        UI_VISION_STRICT, ("final_avg", "basic", "functional", "spatial", "overall")),
+    _region_grounding(
+        "mmbench_gui", "MMBench-GUI L2",
+        "MMBench-GUI (Wang et al., arXiv:2507.19478), L2 GUI element grounding table (Basic / Advanced per "
+        "platform, Avg); evaluator benchmarks/l2_element_grounding.py + level2_calculate_scores in "
+        "benchmarks/matrics.py of github.com/open-compass/MMBench-GUI (commit 896ddf1d); annotations "
+        "L2_annotations.json of huggingface.co/datasets/OpenGVLab/MMBench-GUI.",
+        MMBENCH_GUI_STRICT, ("average", "basic", "advanced", "overall")),
     _navigation("androidcontrol_low", "AndroidControl-Low", "low", "AndroidControl (Li et al., arXiv:2406.03679)"),
     _navigation("androidcontrol_high", "AndroidControl-High", "high", "AndroidControl (Li et al., arXiv:2406.03679)"),
     _navigation("guiodyssey", "GUI-Odyssey", "high", "GUI-Odyssey (Lu et al., arXiv:2406.08451)"),

@@ -87,11 +87,13 @@ def paper_overall(cells: Iterable[float | None]) -> float | None:
 
 
 def headline(result: Mapping[str, Any]) -> dict[str, float | None]:
-    """The main numbers of a result: ``overall`` for grounding, Type/GR/SR (+ extras) for the others."""
+    """The main numbers of a result: the benchmark's own ``headline`` (its paper's numbers) when the registry
+    names one, else ``overall`` for grounding, Type/GR/SR (+ extras) for the others."""
     m = result["metrics"]
-    keys = [k for k in ("overall", "type", "gr", "sr", "op_f1", "param", "param_tolerant", "sr_tolerant",
-                        "episode_sr") if k in m]
-    return {k: m[k] for k in keys}
+    bench = BENCHMARKS.get(result.get("benchmark"))
+    keys = (bench.headline if bench is not None and bench.headline else
+            ("overall", "type", "gr", "sr", "op_f1", "param", "param_tolerant", "sr_tolerant", "episode_sr"))
+    return {k: m[k] for k in keys if k in m}
 
 
 # -------------------------------------------------------------------------------------------------- markdown
@@ -176,7 +178,8 @@ def _other_table(runs: list[Mapping[str, Any]], bench: str) -> str | None:
 
 def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
     """Markdown tables laid out like GUI-R1's: grounding (ScreenSpot, -v2, -Pro), low-level and high-level
-    (Type/GR/SR per benchmark + Overall = mean of the cells), then AITW / Mind2Web.  One row per run."""
+    (Type/GR/SR per benchmark + Overall = mean of the cells), then AITW / Mind2Web and the grounding benchmarks
+    with their own breakdown (OSWorld-G, UI-Vision, MMBench-GUI: their headline numbers).  One row per run."""
     if isinstance(runs, Mapping):
         runs = [runs]
     modes = sorted({r.get("mode", "?") for r in runs})
@@ -188,7 +191,9 @@ def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
               _grounding_table(runs, "screenspot_pro", SCREENSPOT_PRO_GROUPS),
               _nav_table(runs, LOW_LEVEL, "Low-level tasks"),
               _nav_table(runs, HIGH_LEVEL, "High-level tasks"),
-              _other_table(runs, "aitw"), _other_table(runs, "mind2web")):
+              _other_table(runs, "aitw"), _other_table(runs, "mind2web"),
+              *(_other_table(runs, b) for b, bench in BENCHMARKS.items()
+                if bench.kind == "grounding" and bench.breakdown != "screenspot")):
         if t:
             parts.append(t)
     notes = []

@@ -17,8 +17,11 @@ from core.data.ingest.aitw import read_aitw
 from core.data.ingest.guiodyssey import read_guiodyssey
 from core.data.ingest.guir1 import read_guir1
 from core.data.ingest.mind2web import read_mind2web
+from core.data.ingest.mmbench_gui import read_mmbench_gui
+from core.data.ingest.osworld_g import read_osworld_g
 from core.data.ingest.screenagent import read_screenagent
 from core.data.ingest.screenspot import read_screenspot
+from core.data.ingest.ui_vision import read_ui_vision
 from core.data.ingest.unified import read_unified
 from core.data.summary import ConversionSummary
 from core.schema import Step
@@ -32,6 +35,9 @@ READERS: dict[str, Reader] = {
     "mind2web": read_mind2web,
     "guiodyssey": read_guiodyssey,
     "screenagent": read_screenagent,
+    "osworld_g": read_osworld_g,
+    "ui_vision": read_ui_vision,
+    "mmbench_gui": read_mmbench_gui,
     "unified": read_unified,
 }
 
@@ -50,5 +56,6 @@ def read(source: str, input_path: Path, *, images_dir: Path | None = None, skip_
     return READERS[source](Path(input_path), images_dir=images_dir, skip_missing=skip_missing, summary=summary)
 
 
-__all__ = ["READERS", "image_pixel_limit", "read", "read_aitw", "read_guiodyssey", "read_guir1", "read_mind2web", "read_screenagent",
-           "read_screenspot", "read_unified", "set_image_pixel_limit"]
+__all__ = ["READERS", "image_pixel_limit", "read", "read_aitw", "read_guiodyssey", "read_guir1", "read_mind2web",
+           "read_mmbench_gui", "read_osworld_g", "read_screenagent", "read_screenspot", "read_ui_vision",
+           "read_unified", "set_image_pixel_limit"]

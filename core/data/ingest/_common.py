@@ -28,8 +28,10 @@ from pydantic import ValidationError
 
 from core.actions import Action
 from core.data.summary import ConversionSummary
+from core.geometry import box_center
 from core.numbers import NumberError, checked_number
-from core.schema import Step, StepValidationError
+from core.regions import REFUSAL_ACTION, Polygon, interior_point, polygon_bbox
+from core.schema import POLYGON_KEY, Step, StepValidationError
 
 log = logging.getLogger("core.data.ingest")
 
@@ -206,6 +208,46 @@ def numbers(record: str, field: str, value: Any, lengths: tuple[int, ...]) -> li
         raise StepValidationError(record, field,
                                   f"expected {' or '.join(map(str, lengths))} numbers, got {value!r:.200}")
     return [number(record, field, v) for v in value]
+
+
+def image_path_and_size(record: str, rec: dict[str, Any]) -> tuple[str, tuple[int, int]]:
+    """The ``image_path`` and declared ``image_size`` (W, H) of a grounding benchmark record."""
+    name = rec.get("image_path")
+    if not isinstance(name, str) or not name:
+        raise StepValidationError(record, "image_path", "missing image: no image_path field")
+    w, h = numbers(record, "image_size", rec.get("image_size"), (2,))
+    return name, (int(w), int(h))
+
+
+def one_of(record: str, field: str, value: Any, allowed: tuple[str, ...]) -> str:
+    """``value`` when it is one of ``allowed``, else an error on ``field`` listing them."""
+    if value not in allowed:
+        raise StepValidationError(record, field, f"expected one of {', '.join(allowed)}, got {value!r:.80}")
+    return value
+
+
+def grounding_step(record: str, candidates: list[Path], *, declared_size: tuple[int, int] | None, instruction: Any,
+                   source: str, split: str, bbox: tuple[float, float, float, float] | None = None,
+                   polygon: Polygon | None = None, group: Any = None, ui_type: Any = None,
+                   extra: dict[str, Any] | None = None) -> Step:
+    """A ``grounding`` Step whose gold region is ``bbox`` (x1, y1, x2, y2), ``polygon`` (vertices) or neither (a
+    refusal row: the target is absent), all in ORIGINAL pixels of the image found among ``candidates``
+    (``declared_size`` [W, H] checked against its header). The gold action: a click at the box centre, at
+    :func:`core.regions.interior_point` of the polygon (``Step.bbox`` its bounding box, the vertices in
+    ``extra["polygon"]``), or ``impossible``."""
+    image, size = load_image(record, candidates, declared_size=declared_size)
+    extra = dict(extra or {})
+    if polygon is not None:
+        bbox = polygon_bbox(polygon)
+        extra[POLYGON_KEY] = [list(v) for v in polygon]
+        action = make_action(record, "polygon", type="click", point=interior_point(polygon))
+    elif bbox is not None:
+        action = make_action(record, "bbox", type="click", point=box_center(bbox))
+    else:
+        action = make_action(record, "action", type=REFUSAL_ACTION)
+    return Step.build(record, id=record, image=image, image_size=size, instruction=text_field(instruction),
+                      task_type="grounding", action=action, bbox=bbox, source=source, group=group, ui_type=ui_type,
+                      split=split, extra=extra)
 
 
 def read_json_steps(input_path: Path, suffixes: tuple[str, ...], *, skip_missing: bool,

@@ -1,0 +1,331 @@
+"""OSWorld-G, UI-Vision and MMBench-GUI L2 (issue 39): their readers on rows in each benchmark's published layout
+(tests/fixtures/<benchmark>/, sources in each README.md), the polygon and refusal regions, the scores with each
+paper's denominators and averages (expected values worked out by hand below), and ``data convert`` -> ``eval`` end
+to end with answers at the gold (all hit) and far away (all miss)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from core.cli import app
+from core.data.ingest import READERS
+from core.data.summary import ConversionSummary
+from core.data.unified import iter_steps
+from core.eval.io import PredictionFileError
+from core.eval.metrics import evaluate
+from core.eval.registry import BENCHMARKS
+from core.inference.rows import gold_columns
+from core.regions import interior_point, point_in_polygon, polygon_error
+from core.schema import POLYGON_KEY, StepValidationError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+runner = CliRunner()
+
+
+def _blank_png(path: Path, size) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        Image.new("RGB", (int(size[0]), int(size[1])), "white").save(path)
+
+
+@pytest.fixture
+def osworld_g(tmp_path) -> Path:
+    """The OSWorld-G fixture with blank screenshots in ``images/`` (the repository's benchmark/ layout)."""
+    root = shutil.copytree(FIXTURES / "osworld_g", tmp_path / "osworld_g")
+    for row in json.loads((root / "OSWorld-G.json").read_text()):
+        _blank_png(root / "images" / row["image_path"], row["image_size"])
+    return root
+
+
+@pytest.fixture
+def ui_vision(tmp_path) -> Path:
+    root = shutil.copytree(FIXTURES / "ui_vision", tmp_path / "ui_vision")
+    for f in (root / "annotations" / "element_grounding").glob("*.json"):
+        for row in json.loads(f.read_text()):
+            _blank_png(root / "images" / row["image_path"], row["image_size"])
+    return root
+
+
+@pytest.fixture
+def mmbench_gui(tmp_path) -> Path:
+    root = shutil.copytree(FIXTURES / "mmbench_gui", tmp_path / "mmbench_gui")
+    for row in json.loads((root / "L2_annotations.json").read_text()):
+        _blank_png(root / "offline_images" / row["platform"] / Path(row["image_path"]).name, row["image_size"])
+    return root
+
+
+def read(source: str, path: Path, **kw):
+    summary = ConversionSummary()
+    return list(READERS[source](path, summary=summary, **kw)), summary
+
+
+# ------------------------------------------------------------------------------------------------- readers
+
+def test_osworld_g_reader_reads_boxes_polygons_refusals_and_categories(osworld_g):
+    raw = json.loads((osworld_g / "OSWorld-G.json").read_text())
+    steps, summary = read("osworld_g", osworld_g)  # a folder: its OSWorld-G.json
+    assert summary.read == 4 and not summary.notes
+    box, poly, box2, refusal = steps
+    x, y, w, h = raw[0]["box_coordinates"]
+    assert box.bbox == (x, y, x + w, y + h) and box.image_size == (1920, 1080)
+    assert box.action.type == "click" and box.action.point == (x + w / 2, y + h / 2)
+    assert box.instruction == raw[0]["instruction"] and box.task_type == "grounding" and box.source == "osworld_g"
+    assert box.ui_type == "text_matching+element_recognition" and box.extra["GUI_types"] == raw[0]["GUI_types"]
+    flat = raw[1]["box_coordinates"]
+    vertices = [list(v) for v in zip(flat[0::2], flat[1::2], strict=True)]
+    assert poly.extra[POLYGON_KEY] == vertices and poly.bbox == (100, 100, 300, 400)
+    # concave: the bounding box centre (200, 250) lies in the notch of the L, the gold click inside the L
+    assert not point_in_polygon((200, 250), tuple(map(tuple, vertices)))
+    assert point_in_polygon(poly.action.point, tuple(map(tuple, vertices)))
+    assert poly.ui_type == "layout_understanding+fine_grained_manipulation"
+    assert box2.bbox == (600, 40, 900, 72)
+    assert refusal.action.type == "impossible" and refusal.bbox is None and refusal.ui_type == "refusal"
+    assert [s.id for s in steps] == [f"OSWorld-G:{r['id']}" for r in raw]
+
+
+def test_osworld_g_without_classification_file_says_so(osworld_g):
+    (osworld_g / "classification_result.json").unlink()
+    steps, summary = read("osworld_g", osworld_g / "OSWorld-G.json")
+    assert [s.ui_type for s in steps] == [None] * 4
+    assert any("classification_result.json" in n for n in summary.notes)
+
+
+def test_osworld_g_pairs_polygon_and_bad_rows(osworld_g):
+    rows = json.loads((osworld_g / "OSWorld-G.json").read_text())
+    rows[1]["box_coordinates"] = [[100, 100], [300, 100], [300, 160], [160, 160], [160, 400], [100, 400]]
+    (osworld_g / "OSWorld-G.json").write_text(json.dumps(rows))
+    steps, _ = read("osworld_g", osworld_g)
+    assert steps[1].bbox == (100, 100, 300, 400)
+    for field, value, message in (("box_type", "ellipse", "expected one of bbox, polygon, refusal"),
+                                  ("box_coordinates", [1, 2, 3, 4], "3 or more [x, y] vertices"),
+                                  ("image_size", [1920], "expected 2 numbers")):
+        bad = [dict(rows[1], **{field: value})]
+        (osworld_g / "OSWorld-G.json").write_text(json.dumps(bad))
+        with pytest.raises(StepValidationError, match=message) as err:
+            read("osworld_g", osworld_g)
+        assert err.value.record == "OSWorld-G:FIXTUREPG1-0" and err.value.field == field
+
+
+def test_ui_vision_reader_takes_the_setting_from_the_file(ui_vision):
+    steps, summary = read("ui_vision", ui_vision / "annotations", images_dir=ui_vision / "images")
+    assert summary.read == 5
+    assert [(s.group, s.ui_type) for s in steps] == [
+        ("basic", "Creativity"), ("basic", "Development"), ("functional", "Creativity"),
+        ("spatial", "Development"), ("spatial", "Entertainment")]
+    assert steps[0].bbox == (9, 213, 155, 416) and steps[0].instruction == "Open color selection dialog"
+    assert steps[1].bbox == (220, 40, 300, 64)  # [300, 64, 220, 40]: corners swapped, as the reference does
+    assert steps[0].extra["element_type"] == "icon" and steps[0].extra["platform"] == "GIMP"
+    assert steps[0].id == "element_grounding_basic:0" and steps[2].id == "element_grounding_functional:0"
+    odd = ui_vision / "annotations" / "element_grounding" / "element_grounding_basic.json"
+    with pytest.raises(ValueError, match="setting of this one is unknown"):
+        read("ui_vision", odd.rename(odd.with_name("grounding_basic.json")), images_dir=ui_vision / "images")
+
+
+def test_mmbench_gui_reader_reads_fractions_pixels_and_the_minus_one_quirk(mmbench_gui):
+    raw = json.loads((mmbench_gui / "L2_annotations.json").read_text())
+    steps, _ = read("mmbench_gui", mmbench_gui, images_dir=mmbench_gui / "offline_images")
+    assert [(s.group, s.ui_type) for s in steps] == [
+        ("os_windows", "basic"), ("os_ios", "advanced"), ("os_web", "basic"), ("os_web", "advanced")]
+    x1, y1, x2, y2 = raw[0]["bbox"]
+    assert steps[0].bbox == pytest.approx((x1 * 2560, y1 * 1440, x2 * 2560, y2 * 1440))
+    assert steps[0].extra["data_type"] == "icon" and steps[0].extra["app_name"] == "calendar"
+    assert steps[2].bbox == (0, 300, 200, 340)  # a pixel box: its -1 becomes 0
+    assert steps[3].bbox == (1000, 650, 1100, 700)
+    bad = [dict(raw[1], grounding_type="expert")]
+    (mmbench_gui / "L2_annotations.json").write_text(json.dumps(bad))
+    with pytest.raises(StepValidationError, match="expected one of basic, advanced") as err:
+        read("mmbench_gui", mmbench_gui, images_dir=mmbench_gui / "offline_images")
+    assert (err.value.record, err.value.field) == ("L2_annotations:0", "grounding_type")
+
+
+def test_bad_row_is_one_line_or_skipped_without_losing_the_others(osworld_g, tmp_path):
+    rows = json.loads((osworld_g / "OSWorld-G.json").read_text())
+    (osworld_g / "OSWorld-G.json").write_text(json.dumps([*rows, dict(rows[0], id="BAD-0", box_type="circle")]))
+    args = ["data", "convert", "--from", "osworld_g", "--to", "unified", "--name", "osworld_g", "--input",
+            str(osworld_g)]
+    r = runner.invoke(app, [*args, "--output", str(tmp_path / "stop")])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "OSWorld-G:BAD-0" in errors[0] and "box_type" in errors[0], r.output
+    assert not list((tmp_path / "stop").glob("*.parquet"))
+    r = runner.invoke(app, [*args, "--output", str(tmp_path / "skip"), "--skip-missing"])
+    assert r.exit_code == 0, r.output
+    assert "written 4, skipped 1" in r.output and "invalid box_type" in r.output
+    assert len(list(iter_steps(tmp_path / "skip" / "osworld_g.parquet"))) == 4
+
+
+# ----------------------------------------------------------------------------------------------- regions
+
+L_SHAPE = ((100, 100), (300, 100), (300, 160), (160, 160), (160, 400), (100, 400))
+
+
+def test_point_in_polygon_concave_edges_and_degenerate():
+    assert point_in_polygon((130, 300), L_SHAPE) and point_in_polygon((250, 130), L_SHAPE)
+    assert not point_in_polygon((200, 250), L_SHAPE)  # the notch
+    assert not point_in_polygon((50, 130), L_SHAPE) and not point_in_polygon((310, 130), L_SHAPE)
+    for boundary in ((100, 250), (300, 130), (160, 300), (230, 160), (300, 100), (160, 160)):
+        assert point_in_polygon(boundary, L_SHAPE), boundary  # edges and vertices count as inside
+    assert not point_in_polygon((160.001, 300), L_SHAPE)
+    line = ((0, 0), (10, 10), (20, 20))  # zero area: only its segments
+    assert point_in_polygon((5, 5), line) and point_in_polygon((20, 20), line)
+    assert not point_in_polygon((5, 6), line)
+    bowtie = ((0, 0), (10, 10), (10, 0), (0, 10))  # self-intersecting: even-odd
+    assert point_in_polygon((1, 5), bowtie) and not point_in_polygon((5, 2), bowtie)
+    for polygon in (L_SHAPE, line, bowtie):
+        assert point_in_polygon(interior_point(polygon), polygon)
+    assert polygon_error([[0, 0], [1, 1]]) and polygon_error([[0, 0], [1, 1], [1, float("nan")]])
+
+
+# ------------------------------------------------------------------------------------------------ scores
+
+def _row(i, *, gold="click", box=(0, 0, 100, 100), polygon=None, group=None, ui_type=None, pred="click",
+         point=None, size=(1000, 1000)):
+    row = {"id": f"r{i}", "gt_action": gold, "gt_bbox": list(box) if gold != "impossible" else [-100, -100],
+           "image_size": list(size), "group": group, "ui_type": ui_type, "pred_action": pred,
+           "pred_coord": list(point) if point else None}
+    if polygon is not None:
+        row["gt_polygon"] = [list(v) for v in polygon]
+    return row
+
+
+def _score(tmp_path, rows, benchmark):
+    path = tmp_path / f"{benchmark}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return evaluate(path, benchmark, max_failures=100)
+
+
+def test_osworld_g_both_denominators_refusal_and_categories(tmp_path):
+    poly = dict(box=(100, 100, 300, 400), polygon=L_SHAPE)
+    rows = [  # (hit?) by hand
+        _row(0, point=(100, 50), ui_type="text_matching+element_recognition"),   # box edge x2=100: hit
+        _row(1, point=(101, 50), ui_type="text_matching"),                       # just outside: miss
+        _row(2, point=(130, 300), ui_type="layout_understanding", **poly),       # inside the L: hit
+        _row(3, point=(200, 250), ui_type="layout_understanding", **poly),       # in the notch (box hit): miss
+        _row(4, pred="impossible", ui_type="element_recognition"),               # refuses on a target: miss
+        _row(5, gold="impossible", pred="impossible", ui_type="refusal"),        # right refusal: hit
+        _row(6, gold="impossible", point=(-1, -1), ui_type="refusal"),           # [-1, -1] refuses: hit
+        _row(7, gold="impossible", point=(50, 50), ui_type="refusal"),           # a click: miss
+        _row(8, gold="impossible", pred="answer", ui_type="refusal"),            # an answer, no click: hit
+    ]
+    res = _score(tmp_path, rows, "osworld_g")
+    m = res.metrics
+    assert m["overall"] == pytest.approx(5 / 9)              # hits 0, 2, 5, 6, 8 over all rows
+    assert m["overall_no_refusal"] == pytest.approx(2 / 5)   # hits 0, 2 over rows 0-4
+    assert m["refusal"] == pytest.approx(3 / 4)
+    assert m["per_group"] == pytest.approx({"text_matching": 1 / 2, "element_recognition": 1 / 2,
+                                            "layout_understanding": 1 / 2, "refusal": 3 / 4})
+    assert list(m["per_group"]) == ["text_matching", "element_recognition", "layout_understanding", "refusal"]
+    assert m["per_box_type"] == pytest.approx({"bbox": 1 / 3, "polygon": 1 / 2, "refusal": 3 / 4})
+    assert res.counts["overall_no_refusal"] == {"hits": 2, "n": 5} and res.counts["n"] == 9
+    reasons = {f["id"]: f["reason"] for f in res.failures}
+    assert reasons == {"r1": "point outside the gold bbox", "r3": "point outside the gold polygon",
+                       "r4": "refused", "r7": "did not refuse"}
+
+
+def test_refusal_forms_of_raw_answers(tmp_path):
+    def raw(i, text):
+        return {"id": f"t{i}", "gt_action": "impossible", "gt_bbox": [-100, -100], "image_size": [1000, 800],
+                "ui_type": "refusal", "pred": text, "resize": {"resized_size": [1000, 800]}}
+    rows = [raw(0, '<tool_call>{"name": "mobile_use", "arguments": {"action": "terminate", "status": '
+                   '"failure"}}</tool_call>'),
+            raw(1, "<answer>[{'action': 'impossible', 'point': [-100, -100], 'input_text': 'no input text'}]"
+                   "</answer>"),
+            raw(2, '<tool_call>{"name": "mobile_use", "arguments": {"action": "terminate", "status": '
+                   '"success"}}</tool_call>'),                                   # "done" is no refusal
+            raw(3, "The element is not on the screen."),                         # unparseable: wrong
+            raw(4, "<answer>[{'action': 'click', 'point': [500, 400], 'input_text': 'no input text'}]</answer>")]
+    res = _score(tmp_path, rows, "osworld_g")
+    assert res.counts["refusal"] == {"hits": 2, "n": 5}
+    assert res.unparseable["count"] == 1 and res.unparseable["examples"][0]["id"] == "t3"
+
+
+def test_ui_vision_settings_and_final_average(tmp_path):
+    rows = [_row(0, group="basic", ui_type="Education", point=(5, 5)),              # hit
+            _row(1, group="basic", ui_type="Browsers", point=(500, 5)),             # miss
+            _row(2, group="functional", ui_type="Education", point=(5, 5)),         # hit
+            _row(3, group="spatial", ui_type="Education", point=(500, 5)),          # miss
+            _row(4, group="spatial", ui_type="Creativity", pred=None)]              # unparseable: miss
+    m = _score(tmp_path, rows, "ui_vision").metrics
+    assert (m["basic"], m["functional"], m["spatial"]) == (0.5, 1.0, 0.0)
+    assert m["final_avg"] == pytest.approx((0.5 + 1.0 + 0.0) / 3)   # the paper's mean of the three settings
+    assert m["overall"] == pytest.approx(2 / 5)                     # all rows: not the paper's number
+    assert m["per_group"] == {"basic-Education": 1.0, "basic-Browsers": 0.0, "functional-Education": 1.0,
+                              "spatial-Education": 0.0, "spatial-Creativity": 0.0}
+
+
+def test_mmbench_gui_levels_and_average(tmp_path):
+    rows = [_row(0, group="os_windows", ui_type="basic", point=(5, 5)),
+            _row(1, group="os_windows", ui_type="basic", point=(5, 500)),
+            _row(2, group="os_web", ui_type="basic", point=(99, 99)),
+            _row(3, group="os_ios", ui_type="advanced", point=(0, 0)),
+            _row(4, group="os_ios", ui_type="advanced", point=(100.5, 0))]
+    res = _score(tmp_path, rows, "mmbench_gui")
+    m = res.metrics
+    assert m["basic"] == pytest.approx(2 / 3) and m["advanced"] == pytest.approx(1 / 2)
+    assert m["average"] == pytest.approx((2 / 3 + 1 / 2) / 2) and m["overall"] == pytest.approx(3 / 5)
+    assert m["per_group"] == pytest.approx({"os_windows-basic": 1 / 2, "os_ios-advanced": 1 / 2, "os_web-basic": 1.0})
+    assert list(m["per_group"]) == ["os_windows-basic", "os_ios-advanced", "os_web-basic"]
+    assert m["per_platform"] == pytest.approx({"os_windows": 1 / 2, "os_ios": 1 / 2, "os_web": 1.0})
+    assert res.counts["basic"] == {"hits": 2, "n": 3}
+
+
+def test_bad_gold_and_modes(tmp_path):
+    with pytest.raises(PredictionFileError, match="gt_polygon"):
+        _score(tmp_path, [_row(0, polygon=[[0, 0], [1, 1]], point=(0, 0))], "osworld_g")
+    with pytest.raises(PredictionFileError, match="group"):
+        _score(tmp_path, [_row(0, ui_type="basic", point=(0, 0))], "mmbench_gui")
+    for name in ("osworld_g", "ui_vision", "mmbench_gui"):
+        assert BENCHMARKS[name].modes == ("strict",) and BENCHMARKS[name].kind == "grounding"
+        with pytest.raises(ValueError, match="no 'guir1' mode"):
+            evaluate(tmp_path / "osworld_g.jsonl", name, mode="guir1")
+
+
+# -------------------------------------------------------------------------------------------- end to end
+
+def _gold_answer(step, far: bool) -> str:
+    """GUI-R1 answer text: the gold click (a refusal for a refusal row), or a click at the far corner."""
+    w, h = step.image_size
+    if far:
+        x, y = w - 1, h - 1
+    elif step.action.type == "impossible":
+        return "<answer>[{'action': 'impossible', 'point': [-100, -100], 'input_text': 'no input text'}]</answer>"
+    else:
+        x, y = step.action.point
+    return f"<answer>[{{'action': 'click', 'point': [{x}, {y}], 'input_text': 'no input text'}}]</answer>"
+
+
+@pytest.mark.parametrize(("source", "inputs", "headline"), [
+    ("osworld_g", lambda root: [root], ("overall", "overall_no_refusal", "refusal")),
+    ("ui_vision", lambda root: [root / "annotations", "--images", root / "images"],
+     ("final_avg", "basic", "functional", "spatial")),
+    ("mmbench_gui", lambda root: [root, "--images", root / "offline_images"], ("average", "basic", "advanced")),
+])
+def test_convert_then_eval_all_hit_and_all_miss(source, inputs, headline, request, tmp_path):
+    root = request.getfixturevalue(source)
+    r = runner.invoke(app, ["data", "convert", "--from", source, "--to", "unified", "--name", source,
+                            "--output", str(tmp_path / "unified"), "--input", *map(str, inputs(root))])
+    assert r.exit_code == 0, r.output
+    steps = list(iter_steps(tmp_path / "unified" / f"{source}.parquet"))
+    assert len(steps) >= 4
+    for far, expected in ((False, 1.0), (True, 0.0)):
+        rows = [{"id": s.id, "instruction": s.instruction, **gold_columns(s), "group": s.group, "ui_type": s.ui_type,
+                 "pred": _gold_answer(s, far), "resize": {"resized_size": list(s.image_size)}, "backend": "test"}
+                for s in steps]
+        preds = tmp_path / f"{source}_{far}.jsonl"
+        preds.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        out = tmp_path / f"{source}_{far}.json"
+        r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", source, "--json", str(out)])
+        assert r.exit_code == 0, r.output
+        result = json.loads(out.read_text())
+        assert result["n_rows"] == len(steps) and result["unparseable"]["count"] == 0
+        assert result["metrics"]["overall"] == expected
+        for key in headline:
+            assert result["metrics"][key] == expected, key
+            assert key in r.output
+        assert set(result["metrics"]["per_group"].values()) == {expected}
