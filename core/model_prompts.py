@@ -17,6 +17,13 @@ qwen_grounding (3-VL)     grid1000       same JSON on the 0-1000 grid
 point (UGround-V1)        grid1000       ``(523, 847)``
 seeclick                  normalized     ``(0.49,0.40)``
 pyautogui (Aguvis)        normalized     ``pyautogui.click(x=0.49, y=0.4)``
+box (GUI-G2, UI-Venus 1)  resized pixels ``[850,1149,967,1177]`` (centre)
+venus (UI-Venus-1.5)      grid1000       ``[523,847]``; refusal ``[-1,-1]``
+point (GTA1)              resized pixels ``(523,847)``
+infigui (InfiGUI-G1)      resized pixels ``<think>..</think>[{"point_2d": [x, y]}, ...]`` (first); refusal ``[]``
+tool_call (GUI-Owl-1.5)   grid1000       ``<tool_call>`` computer_use left_click; refusal terminate failure
+mai_ui (MAI-UI)           grid1000       ``<grounding_think>..</grounding_think><answer>{"coordinate": [x,y]}</answer>``
+gelab (Step-GUI)          grid1000       ``<THINK>..</THINK>explain:..\taction:CLICK\tpoint:x,y``; refusal ABORT
 ========================= ============== ===================================================================
 """
 
@@ -27,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from core.actions import Action, scroll_to_swipe
-from core.geometry import QWEN3VL_FACTOR, Frame, ImageGeometry
+from core.geometry import QWEN3VL_FACTOR, QWEN25VL_FACTOR, QWEN25VL_MAX_PIXELS, QWEN25VL_MIN_PIXELS, Frame, ImageGeometry
 from core.prompt_base import IMAGE_PLACEHOLDER, PromptTemplate, TemplateError, qwen_history
 from core.schema import Step
 
@@ -284,13 +291,149 @@ AGUVIS_AGENT_SYSTEM = (AGUVIS_GROUNDING_SYSTEM + "\n\nYou have access to the fol
                        + "".join(f"- {json.dumps(f)}\n" for f in AGUVIS_MOBILE_FUNCTIONS))
 
 
-_FIELD = re.compile(r"\{(instruction|history)\}")
+# ------------------------------------------------------------------ 2025-26 grounding models (docs/presets.md)
+#: GUI-G2-7B grounding query: ZJU-REAL/GUI-G2 @ 5c5c365 README.md inference example (``prompt_origin``); the
+#: screenshot first, no system message. UI-Venus-Ground-7B (1.0) sends the same text:
+#: inclusionAI/UI-Venus @ fc7670d models/grounding/ui_venus_ground_7b.py.
+GUIG2_GROUNDING = "Outline the position corresponding to the instruction: {instruction}. The output should be only [x1,y1,x2,y2]."
+#: UI-Venus-1.5 grounding query with its refusal sentence (the default, ``do_not_use_refusal=False``):
+#: inclusionAI/UI-Venus @ c3a1442 models/grounding/eval_screenspot_pro.py; the script first drops one final "."
+#: of the instruction.
+UIVENUS15_GROUNDING = ("Output the center point of the position corresponding to the following instruction: \n"
+                       "{instruction}. \n\nThe output should just be the coordinates of a point, in the format [x,y]. "
+                       "Additionally, if the task is infeasible (e.g., the task is not related to the image), the "
+                       "output should be [-1,-1].")
+#: GTA1 system message (``SYSTEM_PROMPT.strip()``; ``{height}`` / ``{width}`` = the resized image):
+#: Yan98/GTA1 @ 81f0c4c README.md "Inference" (GTA1-7B-2507; the README links the Salesforce/GTA1-* models, and no
+#: Salesforce/GTA1 repository could be read here).
+GTA1_SYSTEM = (
+    "You are an expert UI element locator. Given a GUI image and a user's element description, provide the "
+    'coordinates of the specified element as a single (x,y) point. The image resolution is height {height} '
+    'and width {width}. For elements with area, return the center point.\n'
+    '\n'
+    'Output the coordinate pair exactly:\n'
+    '(x,y)'
+)
+#: InfiGUI-G1 system message (``think_mode`` 1, eval.py's default) and user text (``<image>`` first; the resized
+#: width x height): InfiXAI/InfiGUI-G1 @ 22208e4 eval/prompts.py ``InfiguiG1Prompt.generate_prompt``.
+INFIGUI_G1_SYSTEM = ("You FIRST think about the reasoning process as an internal monologue and then provide the final "
+                     "answer.\nThe reasoning process MUST BE enclosed within <think> </think> tags.")
+INFIGUI_G1_USER = (IMAGE_PLACEHOLDER + "The screen's resolution is {width}x{height}.\nLocate the UI element(s) for "
+                   '"{instruction}", output the coordinates using JSON format: [{"point_2d": [x, y]}, ...]')
+#: GUI-Owl-1.5 grounding system message (``only_two_action_system_prompt``) and the refusal sentence its OSWorld-G
+#: class appends after a newline (``infesible_prefix``): X-PLUG/MobileAgent @ 11cea57
+#: Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py; the user turn is the screenshot, then the
+#: instruction.
+GUIOWL15_SYSTEM = (
+    '# Tools\n'
+    '\n'
+    'You may call one or more functions to assist with the user query.\n'
+    '\n'
+    'You are provided with function signatures within <tools></tools> XML tags:\n'
+    '<tools>\n'
+    '{"type": "function", "function": {"name": "computer_use", "description": "Use a mouse to interact with'
+    ' a computer.\n'
+    "* The screen's resolution is 1000x1000.\n"
+    '* Make sure to click any buttons, links, icons, etc with the cursor tip in the center of the element. '
+    "Don't click boxes on their edges unless asked.\n"
+    "* don't use any other computer use tool like type, key, scroll, left_click_drag and so on.\n"
+    "* you can only use the left_click and mouse_move action to interact with the computer. if you can't fi"
+    'nd the element, you should terminate the task and report the failure.", "parameters": {"properties": {'
+    '"action": {"description": "The action to perform. The available actions are:\n'
+    '* `mouse_move`: Move the cursor to a specified (x, y) pixel coordinate on the screen.\n'
+    '* `left_click`: Click the left mouse button with coordinate (x, y) pixel coordinate on the screen.", "'
+    'enum": ["mouse_move", "left_click"], "type": "string"}, "coordinate": {"description": "(x, y): The x ('
+    'pixels from the left edge) and y (pixels from the top edge) coordinates to move the mouse to. Required'
+    ' only by `action=mouse_move` and `action=left_click`.", "type": "array"}}, "required": ["action"], "ty'
+    'pe": "object"}}}\n'
+    '</tools>\n'
+    '\n'
+    'For each function call, return a json object with function name and arguments within <tool_call></tool'
+    '_call> XML tags:\n'
+    '<tool_call>\n'
+    '{"name": <function-name>, "arguments": <args-json-object>}\n'
+    '</tool_call>\n'
+)
+GUIOWL15_INFEASIBLE = (
+    'Additionally, if you think the task is infeasible (e.g., the task is not related to the image), return'
+    ' <tool_call>\n'
+    '{"name": "computer_use", "arguments": {"action": "terminate", "status": "failure"}}\n'
+    '</tool_call>'
+)
+#: MAI-UI grounding system message: Tongyi-MAI/MAI-UI @ 4dd07b9 evaluation/grounding/eval_server.py
+#: ``SYSTEM_PROMPT`` (the same text in models/MAI_UI.py); the user turn is the instruction + "\n", then the
+#: screenshot.
+MAI_UI_SYSTEM = (
+    'You are a GUI grounding agent. \n'
+    '## Task\n'
+    "Given a screenshot and the user's grounding instruction. Your task is to accurately locate a UI elemen"
+    "t based on the user's instructions.\n"
+    "First, you should carefully examine the screenshot and analyze the user's instructions,  translate the"
+    " user's instruction into a effective reasoning process, and then provide the final coordinate.\n"
+    '## Output Format\n'
+    'Return a json object with a reasoning process in <grounding_think></grounding_think> tags, a [x,y] for'
+    'mat coordinate within <answer></answer> XML tags:\n'
+    '<grounding_think>...</grounding_think>\n'
+    '<answer>\n'
+    '{"coordinate": [x,y]}\n'
+    '</answer>\n'
+    '## Input instruction\n'
+)
+#: GELab-Zero (Step-GUI) mobile agent prompt, the only prompt its repository publishes: stepfun-ai/gelab-zero @
+#: 19465cf copilot_tools/parser_0920_summary.py (``task_define_prompt`` + ``make_status_prompt`` with no history,
+#: as ``env2messages4ask`` sends them: one user turn, text, screenshot, text).
+GELAB_TASK = (
+    '你是一个手机 GUI-Agent 操作专家，你需要根据用户下发的任务、手机屏幕截图和交互操作的历史记录，借助既定的动作空间与手机进行交互，从而完成用户的任务。\n'
+    '请牢记，手机屏幕坐标系以左上角为原点，x轴向右，y轴向下，取值范围均为 0-1000。\n'
+    '\n'
+    '在 Android 手机的场景下，你的动作空间包含以下9类操作，所有输出都必须遵守对应的参数要求：\n'
+    '1. CLICK：点击手机屏幕坐标，需包含点击的坐标位置 point。\n'
+    '例如：action:CLICK\tpoint:x,y\n'
+    '2. TYPE：在手机输入框中输入文字，需包含输入内容 value、输入框的位置 point。\n'
+    '例如：action:TYPE\tvalue:输入内容\tpoint:x,y\n'
+    '3. COMPLETE：任务完成后向用户报告结果，需包含报告的内容 value。\n'
+    '例如：action:COMPLETE\treturn:完成任务后向用户报告的内容\n'
+    '4. WAIT：等待指定时长，需包含等待时间 value（秒）。\n'
+    '例如：action:WAIT\tvalue:等待时间\n'
+    '5. AWAKE：唤醒指定应用，需包含唤醒的应用名称 value。\n'
+    '例如：action:AWAKE\tvalue:应用名称\n'
+    '6. INFO：询问用户问题或详细信息，需包含提问内容 value。\n'
+    '例如：action:INFO\tvalue:提问内容\n'
+    '7. ABORT：终止当前任务，仅在当前任务无法继续执行时使用，需包含 value 说明原因。\n'
+    '例如：action:ABORT\tvalue:终止任务的原因\n'
+    '8. SLIDE：在手机屏幕上滑动，滑动的方向不限，需包含起点 point1 和终点 point2。\n'
+    '例如：action:SLIDE\tpoint1:x1,y1\tpoint2:x2,y2\n'
+    '9. LONGPRESS：长按手机屏幕坐标，需包含长按的坐标位置 point。\n'
+    '例如：action:LONGPRESS\tpoint:x,y\n'
+)
+GELAB_STATUS = (
+    '\n'
+    '已知用户任务为：{instruction}\n'
+    '已知已经执行过的历史动作如下：暂无历史操作\n'
+    '当前手机屏幕截图如下：\n'
+    + IMAGE_PLACEHOLDER + '\n'
+    '在执行操作之前，请务必回顾你的历史操作记录和限定的动作空间，先进行思考和解释然后输出动作空间和对应的参数：\n'
+    '1. 思考（THINK）：在 <THINK> 和 </THINK> 标签之间。\n'
+    '2. 解释（explain）：在动作格式中，使用 explain: 开头，简要说明当前动作的目的和执行方式。\n'
+    '在执行完操作后，请输出执行完当前步骤后的新历史总结。\n'
+    '输出格式示例：\n'
+    '<THINK> 思考的内容 </THINK>\n'
+    'explain:解释的内容\taction:动作空间和对应的参数\tsummary:执行完当前步骤后的新历史总结\n'
+)
 
 
-def _fill(text: str, step: Step) -> str:
-    """``text`` with ``{instruction}`` / ``{history}`` replaced in one pass (an instruction holding "{history}" stays
-    as written)."""
-    values = {"instruction": step.instruction, "history": qwen_history(step)}
+_FIELD = re.compile(r"\{(instruction|history|width|height)\}")
+
+
+def _fill(text: str, step: Step, geometry: ImageGeometry, *, drop_final_period: bool = False) -> str:
+    """``text`` with ``{instruction}`` / ``{history}`` / ``{width}`` / ``{height}`` (the resized image, pixels)
+    replaced in one pass (an instruction holding "{history}" stays as written); ``drop_final_period``: one final "."
+    of the instruction is dropped first (UI-Venus-1.5)."""
+    instruction = step.instruction
+    if drop_final_period and instruction.endswith("."):
+        instruction = instruction[:-1]
+    values = {"instruction": instruction, "history": qwen_history(step), "width": str(geometry.resized_width),
+              "height": str(geometry.resized_height)}
     return _FIELD.sub(lambda m: values[m.group(1)], text)
 
 
@@ -305,14 +448,16 @@ class ModelPromptTemplate(PromptTemplate):
     image_first: bool = True
     #: UI-TARS-1.5 answers ``<point>x y</point>``, 1.0 ``<|box_start|>(x,y)<|box_end|>``.
     point_style: str = "box"
+    #: UI-Venus-1.5's script drops one final "." of the instruction before filling its prompt.
+    drop_final_period: bool = False
 
     def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
-        text = _fill(self.user, step)
+        text = _fill(self.user, step, geometry, drop_final_period=self.drop_final_period)
         if IMAGE_PLACEHOLDER in self.user:  # the prompt places the screenshot itself (OS-Atlas "Screenshot: <image>")
             content = text
         else:
             content = f"{IMAGE_PLACEHOLDER}{text}" if self.image_first else f"{text}{IMAGE_PLACEHOLDER}"
-        messages = [{"role": "system", "content": self.system}] if self.system else []
+        messages = [{"role": "system", "content": _fill(self.system, step, geometry)}] if self.system else []
         return [*messages, {"role": "user", "content": content}]
 
     def _xy(self, p: tuple[float, float], geometry: ImageGeometry) -> tuple[str, str]:
@@ -424,10 +569,37 @@ def _write_pyautogui(t: ModelPromptTemplate, a: Action, geometry: ImageGeometry)
     return None
 
 
+#: The 2025-26 grounding models' answers as each writes them: (a click at {x}, {y} in the template's frame, the
+#: refusal or None where the model has none). Parsed back by the format of the same name in :mod:`core.parsers`.
+_GROUNDING_ANSWERS: dict[str, tuple[str, str | None]] = {
+    "box": ("[{x},{y},{x},{y}]", None),
+    "venus": ("[{x},{y}]", "[-1,-1]"),
+    "infigui": ('<think>target</think>\n[{{"point_2d": [{x}, {y}]}}]', "<think>absent</think>\n[]"),
+    "mai_ui": ('<grounding_think>target</grounding_think>\n<answer>\n{{"coordinate": [{x},{y}]}}\n</answer>', None),
+    "gelab": ("<THINK> target </THINK>\nexplain:target\taction:CLICK\tpoint:{x},{y}\tsummary:target",
+              "<THINK> absent </THINK>\nexplain:absent\taction:ABORT\tvalue:absent\tsummary:absent"),
+    "tool_call": ('<tool_call>\n{{"name": "computer_use", "arguments": {{"action": "left_click", "coordinate": '
+                  '[{x}, {y}]}}}}\n</tool_call>',
+                  '<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "status": "failure"}}'
+                  '\n</tool_call>'),
+}
+
+
+def _write_grounding(t: ModelPromptTemplate, a: Action, geometry: ImageGeometry) -> str | None:
+    click, refusal = _GROUNDING_ANSWERS[t.answer_format]
+    if a.type == "impossible":
+        return refusal
+    xy = _needs_point(t, a, geometry)
+    return click.format(x=xy[0], y=xy[1]) if a.type == "click" and xy is not None else None
+
+
 _WRITERS = {"uitars": _write_uitars, "os_atlas": _write_os_atlas, "qwen_grounding": _write_qwen_grounding,
-            "point": _write_point, "seeclick": _write_point, "pyautogui": _write_pyautogui}
+            "point": _write_point, "seeclick": _write_point, "pyautogui": _write_pyautogui,
+            **dict.fromkeys(_GROUNDING_ANSWERS, _write_grounding)}
 
 _GROUNDING = ("click",)
+#: A grounding prompt that tells the model how to say the target is not there.
+_REFUSING = ("click", "impossible")
 _UITARS_MOBILE_ACTIONS = ("click", "long_press", "type", "scroll", "open_app", "press_back", "press_home", "wait",
                           "complete")
 _UITARS_COMPUTER_ACTIONS = ("click", "doubleclick", "rightclick", "drag", "hotkey", "type", "scroll", "wait",
@@ -442,6 +614,14 @@ _OS_ATLAS_ACTIONS = ("click", "type", "scroll", "press_back", "press_home", "ope
 # UI-TARS' own resize: codes/ui_tars/action_parser.py MIN_PIXELS = 100*28*28, MAX_PIXELS = 16384*28*28.
 UITARS_MIN_PIXELS = 100 * 28 * 28
 UITARS_MAX_PIXELS = 16384 * 28 * 28
+#: (min_pixels, max_pixels) of the 2025-26 grounding models' resize; core.presets names the source of each.
+UIVENUS_PIXELS = (2_000_000, 4_800_000)
+UIVENUS15_PIXELS = (3136, 12_845_056)
+GTA1_PIXELS = (3136, 4096 * 2160)
+INFIGUI_G1_PIXELS = (3136, 5600 * 28 * 28)
+GUIOWL15_PIXELS = (196 * 32 * 32, 9800 * 32 * 32)
+MAI_UI_PIXELS = (16 * 16 * 4, 6_553_600)
+QWEN3VL_PROCESSOR_PIXELS = (65_536, 16_777_216)
 
 
 def _t(name: str, fmt: str, frame: Frame, actions: tuple[str, ...], description: str, user: str,
@@ -491,6 +671,40 @@ MODEL_TEMPLATES: tuple[ModelPromptTemplate, ...] = (
        "Aguvis mobile agent system message (plugin functions) + user instruction with previous actions "
        "(xlang-ai/aguvis @ c711282 src/aguvis/constants.py, src/aguvis/serve/cli.py).",
        AGUVIS_USER, system=AGUVIS_AGENT_SYSTEM),
+    *(_t(name, fmt, frame, actions, description, user, min_pixels=pixels[0], max_pixels=pixels[1],
+         factor=QWEN3VL_FACTOR if frame is Frame.GRID1000 else QWEN25VL_FACTOR, **kw)
+      for name, fmt, frame, actions, pixels, description, user, kw in (
+        ("guig2-grounding", "box", Frame.RESIZED, _GROUNDING, (QWEN25VL_MIN_PIXELS, QWEN25VL_MAX_PIXELS),
+         "GUI-G2-7B grounding query (ZJU-REAL/GUI-G2 @ 5c5c365 README.md), [x1,y1,x2,y2] in resized pixels.",
+         GUIG2_GROUNDING, {}),
+        ("uivenus-grounding", "box", Frame.RESIZED, _GROUNDING, UIVENUS_PIXELS,
+         "UI-Venus-Ground-7B query (inclusionAI/UI-Venus @ fc7670d models/grounding/ui_venus_ground_7b.py).",
+         GUIG2_GROUNDING, {}),
+        ("uivenus15-grounding", "venus", Frame.GRID1000, _REFUSING, UIVENUS15_PIXELS,
+         "UI-Venus-1.5 query with its [-1,-1] refusal (inclusionAI/UI-Venus @ c3a1442 "
+         "models/grounding/eval_screenspot_pro.py).", UIVENUS15_GROUNDING, {"drop_final_period": True}),
+        ("gta1-grounding", "point", Frame.RESIZED, _GROUNDING, GTA1_PIXELS,
+         "GTA1 system message with the resized size, then the screenshot and the instruction (Yan98/GTA1 @ "
+         "81f0c4c README.md).", "{instruction}", {"system": GTA1_SYSTEM}),
+        ("infigui-g1-grounding", "infigui", Frame.RESIZED, _REFUSING, INFIGUI_G1_PIXELS,
+         "InfiGUI-G1 thinking system message and point_2d query (InfiXAI/InfiGUI-G1 @ 22208e4 eval/prompts.py).",
+         INFIGUI_G1_USER, {"system": INFIGUI_G1_SYSTEM}),
+        ("guiowl15-grounding", "tool_call", Frame.GRID1000, _GROUNDING, GUIOWL15_PIXELS,
+         "GUI-Owl-1.5 computer_use tool system message (X-PLUG/MobileAgent @ 11cea57 "
+         "Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py).", "{instruction}",
+         {"system": GUIOWL15_SYSTEM}),
+        ("guiowl15-grounding-refusal", "tool_call", Frame.GRID1000, _REFUSING, GUIOWL15_PIXELS,
+         "GUI-Owl-1.5 system message + its OSWorld-G refusal sentence (terminate, status failure; same file).",
+         "{instruction}", {"system": GUIOWL15_SYSTEM + "\n" + GUIOWL15_INFEASIBLE}),
+        ("mai-ui-grounding", "mai_ui", Frame.GRID1000, _GROUNDING, MAI_UI_PIXELS,
+         "MAI-UI grounding system message; the instruction + newline, then the screenshot (Tongyi-MAI/MAI-UI @ "
+         "4dd07b9 evaluation/grounding/eval_server.py).", "{instruction}\n",
+         {"system": MAI_UI_SYSTEM, "image_first": False}),
+        ("gelab-zero-mobile", "gelab", Frame.GRID1000, _REFUSING, QWEN3VL_PROCESSOR_PIXELS,
+         "GELab-Zero mobile agent prompt with the instruction as the task (stepfun-ai/gelab-zero @ 19465cf "
+         "copilot_tools/parser_0920_summary.py).", GELAB_TASK + GELAB_STATUS, {}),
+    )),
 )
 
-__all__ = ["MODEL_TEMPLATES", "ModelPromptTemplate", "UITARS_MAX_PIXELS", "UITARS_MIN_PIXELS"]
+__all__ = ["GTA1_PIXELS", "GUIOWL15_PIXELS", "INFIGUI_G1_PIXELS", "MAI_UI_PIXELS", "MODEL_TEMPLATES", "ModelPromptTemplate",
+           "QWEN3VL_PROCESSOR_PIXELS", "UITARS_MAX_PIXELS", "UITARS_MIN_PIXELS", "UIVENUS15_PIXELS", "UIVENUS_PIXELS"]

@@ -1,7 +1,10 @@
 """Parse model answers into actions: GUI-R1 ``<answer>`` lists, Qwen ``<tool_call>`` JSON, Aguvis/pyautogui
 code and plain JSON (:data:`FORMATS`, detected by ``fmt="auto"``), and the public models' own formats chosen by name
 (:data:`MODEL_FORMATS`, used by :mod:`core.presets`): UI-TARS calls, OS-Atlas actions and boxes, Qwen grounding
-JSON (``bbox_2d`` / ``point_2d``), bare ``(x, y)`` points (UGround) and SeeClick points / boxes.
+JSON (``bbox_2d`` / ``point_2d``), bare ``(x, y)`` points (UGround, GTA1), SeeClick points / boxes, and the 2025-26
+grounding models' answers: ``[x1,y1,x2,y2]`` boxes (GUI-G2, UI-Venus-Ground), ``[x,y]`` points (UI-Venus-1.5),
+InfiGUI-G1 ``point_2d`` lists, MAI-UI ``<answer>{"coordinate": ..}</answer>`` and GELab-Zero ``key:value`` fields;
+their refusals are the action :data:`REFUSAL_ACTION`.
 
 Model output is untrusted.  Every public parser here returns a :class:`ParseResult` and never raises or
 executes anything: literals are read by a small bounded parser of our own (:func:`parse_literal`), code by
@@ -48,7 +51,8 @@ from core.geometry import Frame, ImageGeometry
 
 #: Formats ``fmt="auto"`` detects; the public models' formats below are chosen by name (a model preset).
 FORMATS: tuple[str, ...] = ("guir1", "tool_call", "pyautogui", "json")
-MODEL_FORMATS: tuple[str, ...] = ("uitars", "os_atlas", "qwen_grounding", "point", "seeclick")
+MODEL_FORMATS: tuple[str, ...] = ("uitars", "os_atlas", "qwen_grounding", "point", "seeclick", "box", "venus",
+                                   "infigui", "mai_ui", "gelab")
 #: Longest payload (inside <answer>, <tool_call>, a JSON object, one line of code) the parsers look at.
 MAX_PAYLOAD_CHARS = 65_536
 #: Deepest nesting of lists/dicts accepted in a payload.
@@ -1189,11 +1193,147 @@ def parse_seeclick(text: str, *, strict: bool = False, max_chars: int = 1_000_00
     return _guarded("seeclick", _parse_seeclick, text, strict, max_chars)
 
 
+# --------------------------------------------------------------------------------------------- (f) 2025-26 grounding
+
+#: The action a refusal is read as (UI-Venus-1.5 ``[-1,-1]``, InfiGUI-G1 ``[]``, GUI-Owl-1.5 ``terminate``
+#: failure, GELab-Zero ``ABORT``): a miss on a row whose target is on the screen.
+REFUSAL_ACTION = "impossible"
+
+
+def _refusal(fmt: str, answer: str, thought: str | None, tol: list[str], strict: bool) -> ParseResult:
+    return _finish(fmt, [ParsedAction(action=REFUSAL_ACTION, fmt=fmt, raw={"refusal": answer[:256]})], thought, tol,
+                   strict)
+
+
+def _bracket_answer(text: str, strict: bool, fmt: str) -> ParseResult:
+    """``[x,y]`` / ``[x1,y1,x2,y2]`` alone (GUI-G2 and UI-Venus-Ground: a box, canonical; UI-Venus-1.5: a point,
+    ``[-1,-1]`` its refusal). Numbers as written (the model's frame); a box is read at its centre."""
+    tol: list[str] = []
+    body = text.strip()
+    if len(body) > MAX_ANSWER_CHARS:
+        raise _ParseError(f"too long (answer of {len(body)} chars)")
+    found = _between(body, "[", "]")
+    if found is None or not found[2]:
+        raise _ParseError("no [..] coordinates")
+    inner, end, _ = found
+    if not body.startswith("[") or end != len(body):
+        tol.append(TOL_SURROUNDING_TEXT)
+    if fmt == "venus" and [float(n) for n in _read_numbers(inner, "point")] == [-1.0, -1.0]:
+        return _refusal(fmt, body, None, tol, strict)
+    point = _numbers_point(inner, tol, "box" if fmt == "box" else "point")
+    if point is None:
+        raise _ParseError("no point")
+    if fmt == "box":  # a box is this format's own answer, not a tolerance
+        tol = [t for t in tol if t != TOL_BOX_POINT]
+    return _finish(fmt, [ParsedAction(action="click", point=point, fmt=fmt, raw={"answer": body})], None, tol, strict)
+
+
+def _parse_infigui(text: str, strict: bool) -> ParseResult:
+    """InfiGUI-G1: ``<think>..</think>[{"point_2d": [x, y]}, ...]``; the first point is the answer (its eval.py
+    scores the first), ``[]`` is its refusal (no element)."""
+    tol: list[str] = []
+    cut = text.rfind("</think>")
+    thought = None
+    if cut < 0:
+        tol.append(TOL_NO_THINK)
+        body = text
+    else:
+        start = text.find("<think>")
+        thought = text[start + len("<think>"):cut].strip() or None if 0 <= start < cut else None
+        body = text[cut + len("</think>"):]
+    value, _ = _first_literal(body, tol)
+    if value == []:
+        return _refusal("infigui", body.strip(), thought, tol, strict)
+    return _keyed_click("infigui", value[0] if isinstance(value, list) else value, "point_2d", thought, tol, strict)
+
+
+def _keyed_click(fmt: str, item: Any, key: str, thought: str | None, tol: list[str], strict: bool) -> ParseResult:
+    """A click at ``item[key]`` (a point, or a box read at its centre) of a JSON answer, numbers as written."""
+    if not isinstance(item, dict) or key not in item:
+        raise _ParseError(f"no {key!r} in the answer")
+    point = _point(item[key], tol, key, integer=False)
+    if point is None:
+        raise _ParseError(f"{key} has no point")
+    return _finish(fmt, [ParsedAction(action="click", point=point, fmt=fmt, raw=item)], thought, tol, strict)
+
+
+def _parse_mai_ui(text: str, strict: bool) -> ParseResult:
+    """MAI-UI: ``<grounding_think>..</grounding_think><answer>{"coordinate": [x,y]}</answer>`` (0-1000)."""
+    tol: list[str] = []
+    found = _between(text, "<answer>", "</answer>")
+    if found is None:
+        raise _ParseError("no <answer> tag")
+    content, _, closed = found
+    if not closed:
+        tol.append(TOL_NO_CLOSE_TAG)
+    if len(content) > MAX_PAYLOAD_CHARS:
+        raise _ParseError(f"too long (answer of {len(content)} chars)")
+    think = _between(text, "<grounding_think>", "</grounding_think>")
+    thought = think[0].strip() or None if think is not None and think[2] else None
+    value = _single_literal(content.strip(), "answer", "JSON object", "dq", tol)
+    return _keyed_click("mai_ui", value, "coordinate", thought, tol, strict)
+
+
+#: GELab-Zero's action words (stepfun-ai/gelab-zero copilot_tools/parser_0920_summary.py) -> this project's names;
+#: ABORT (the task cannot go on) is its refusal.
+_GELAB_NAMES = {"CLICK": "click", "LONGPRESS": "long_press", "TYPE": "type", "SLIDE": "swipe", "AWAKE": "open_app",
+                "WAIT": "wait", "COMPLETE": "complete", "ABORT": REFUSAL_ACTION}
+_GELAB_THINK_END = re.compile(r"</\s{0,4}think\s{0,4}>", re.I)
+
+
+def _gelab_point(fields: dict[str, str], key: str, tol: list[str]) -> tuple[float, float] | None:
+    value = fields.get(key)
+    return None if value is None else _numbers_point(value.split("\n", 1)[0].replace(",", " "), tol, key)
+
+
+def _parse_gelab(text: str, strict: bool) -> ParseResult:
+    """GELab-Zero / Step-GUI: ``<THINK>..</THINK>\nexplain:..\taction:CLICK\tpoint:x,y\tsummary:..`` (0-1000), tab-
+    separated ``key:value`` fields; a bare ``point:x,y`` (no action field) is a click."""
+    tol: list[str] = []
+    if len(text) > MAX_PAYLOAD_CHARS:
+        raise _ParseError(f"too long ({len(text)} chars)")
+    end = _GELAB_THINK_END.search(text)
+    if end is None:
+        tol.append(TOL_NO_THINK)
+        thought, body = None, text
+    else:
+        start = text.upper().find("<THINK>", 0, end.start())
+        thought = text[start + len("<THINK>"):end.start()].strip() or None if start >= 0 else None
+        body = text[end.end():]
+    fields: dict[str, str] = {}
+    for item in body.split("\t")[:32]:
+        key, sep, value = item.partition(":")
+        if sep:
+            fields.setdefault(key.strip().lower(), value.strip())
+    word = fields.get("action", "CLICK" if "point" in fields else "")
+    name = _GELAB_NAMES.get(word.upper().split("\n", 1)[0].strip())
+    if name is None:
+        raise _ParseError(f"no GELab action (action:{word[:40]!r})")
+    if word != word.upper():
+        tol.append(TOL_ACTION_CASE)
+    if name == REFUSAL_ACTION:
+        return _refusal("gelab", body.strip(), thought, tol, strict)
+    point = _gelab_point(fields, "point1" if name == "swipe" else "point", tol)
+    end_point = _gelab_point(fields, "point2", tol) if name == "swipe" else None
+    value = fields.get("value")
+    if name in POINT_ACTIONS and point is None:
+        raise _ParseError(f"{word} needs a point")
+    if name in ("type", "open_app") and not value:
+        raise _ParseError(f"{word} needs a value")
+    return _finish("gelab", [ParsedAction(
+        action=name, point=point, end_point=end_point, text=value if name in ("type", "open_app") else None,
+        duration=_literal_number(value) if name == "wait" else None, fmt="gelab",
+        raw={"fields": dict(list(fields.items())[:8])})], thought, tol, strict)
+
+
 # --------------------------------------------------------------------------------------------- auto
 
 _PARSERS = {"guir1": _parse_guir1, "tool_call": _parse_tool_call, "pyautogui": _parse_pyautogui,
             "json": _parse_json, "uitars": _parse_uitars, "os_atlas": _parse_os_atlas,
-            "qwen_grounding": _parse_qwen_grounding, "point": _parse_point, "seeclick": _parse_seeclick}
+            "qwen_grounding": _parse_qwen_grounding, "point": _parse_point, "seeclick": _parse_seeclick,
+            "box": lambda text, strict: _bracket_answer(text, strict, "box"),
+            "venus": lambda text, strict: _bracket_answer(text, strict, "venus"),
+            "infigui": _parse_infigui, "mai_ui": _parse_mai_ui, "gelab": _parse_gelab}
 
 
 def detect_format(text: str) -> str:
@@ -1233,7 +1373,8 @@ TOLERANCES: tuple[str, ...] = (
 )
 
 __all__ = [
-    "FORMATS", "MAX_PAYLOAD_CHARS", "TOLERANCES", *(n for n in dir() if n.startswith("TOL_")), "ParseResult", "ParsedAction", "detect_format", "parse_action",
+    "FORMATS", "MAX_PAYLOAD_CHARS", "REFUSAL_ACTION", "TOLERANCES", *(n for n in dir() if n.startswith("TOL_")),
+    "ParseResult", "ParsedAction", "detect_format", "parse_action",
     "MODEL_FORMATS", "parse_guir1_answer", "parse_json_action", "parse_literal", "parse_os_atlas", "parse_point",
     "parse_pyautogui", "parse_qwen_grounding", "parse_seeclick", "parse_tool_call", "parse_uitars",
 ]

@@ -24,7 +24,17 @@ from core.geometry import (
     Frame,
     ImageGeometry,
 )
-from core.model_prompts import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
+from core.model_prompts import (
+    GTA1_PIXELS,
+    GUIOWL15_PIXELS,
+    INFIGUI_G1_PIXELS,
+    MAI_UI_PIXELS,
+    QWEN3VL_PROCESSOR_PIXELS,
+    UITARS_MAX_PIXELS,
+    UITARS_MIN_PIXELS,
+    UIVENUS15_PIXELS,
+    UIVENUS_PIXELS,
+)
 from core.numbers import NumberError, checked_number
 
 #: Longest image side (pixels) ``eval --preset`` accepts in a row's ``image_size`` / ``resize.resized_size``: far
@@ -146,15 +156,31 @@ def _uitars_templates(family: str) -> dict[str, str]:
 
 _UNPUBLISHED = "not published for GUI grounding: greedy, 1024 new tokens (this project's default)"
 
+GUIG2_REPO = "ZJU-REAL/GUI-G2 @ 5c5c365"
+UIVENUS1 = "inclusionAI/UI-Venus @ fc7670d"
+UIVENUS15 = "inclusionAI/UI-Venus @ c3a1442"
+GTA1_REPO = "Yan98/GTA1 @ 81f0c4c"
+INFIGUI_REPO = "InfiXAI/InfiGUI-G1 @ 22208e4"
+GUIOWL15_SCRIPT = "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py"
+MAIUI_REPO = "Tongyi-MAI/MAI-UI @ 4dd07b9"
+GELAB_REPO = "stepfun-ai/gelab-zero @ 19465cf"
+CLAWGUI = "ZJU-REAL/ClawGUI @ d990d3e clawgui-eval/"
+
 
 def _preset(name: str, title: str, parser: str, frame: Frame, templates: dict[str, str], generation: Generation | int,
-            *, prompt: str, decoding: str, answer: str, pixels: str = _PROCESSOR_DEFAULT, **settings: Any) -> Preset:
+            *, prompt: str, decoding: str, answer: str, pixels: str = _PROCESSOR_DEFAULT,
+            refusal: str | None = None, messages: str | None = None, **settings: Any) -> Preset:
     """A :class:`Preset` with its ``sources``: where its ``prompt``, ``decoding`` (generation settings), ``pixels``
-    and ``answer`` format were read. An int ``generation`` is greedy decoding of that many new tokens."""
+    and ``answer`` format were read, and (2025-26 presets) its ``refusal`` form and ``messages`` (system message,
+    image / text order). An int ``generation`` is greedy decoding of that many new tokens; a
+    ``(min_pixels, max_pixels)`` ``bounds`` setting sets both."""
     if isinstance(generation, int):
         generation = Generation(max_new_tokens=generation)
+    if "bounds" in settings:
+        settings["min_pixels"], settings["max_pixels"] = settings.pop("bounds")
+    extra = {k: v for k, v in (("refusal", refusal), ("messages", messages)) if v is not None}
     return Preset(name, title, parser, frame, templates, generation, **settings,
-                  sources={"prompt": prompt, "generation": decoding, "pixels": pixels, "answer": answer})
+                  sources={"prompt": prompt, "generation": decoding, "pixels": pixels, "answer": answer, **extra})
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
@@ -221,7 +247,233 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
             decoding="xlang-ai/aguvis @ c711282 src/aguvis/serve/cli.py: temperature=0, max_new_tokens=1024",
             answer="pyautogui.click(x=0.49, y=0.40), mobile.swipe(from_coord=[..], to_coord=[..]), mobile.back() ...: "
                    "fractions of the screenshot"),
+    # ---- 2025-26 grounding models (docs/presets.md "2025-26 grounding models"); CLAWGUI pins each for comparison
+    _preset("guig2", "GUI-G2-7B (Qwen2.5-VL)", "box", Frame.RESIZED, {"grounding": "guig2-grounding"}, 128,
+            prompt=f"{GUIG2_REPO} README.md inference example (prompt_origin)",
+            messages="no system message; the screenshot, then the query (same README)",
+            decoding=f"{GUIG2_REPO} README.md: do_sample=False, temperature 0.0, generate(max_new_tokens=128)",
+            pixels=f"{GUIG2_REPO} README.md passes none: {_PROCESSOR_DEFAULT} ({CLAWGUI}"
+                   "scripts/infer/transformers/guig2_run_transformers.sh uses min 78,400)",
+            answer="[x1,y1,x2,y2], pixels of the resized image, scored at the box centre (README divides by "
+                   "image_grid_thw * 14)",
+            refusal="none: the prompt has no refusal form"),
+    _preset("uivenus", "UI-Venus-Ground-7B (1.0, Qwen2.5-VL)", "box", Frame.RESIZED,
+            {"grounding": "uivenus-grounding"}, 128, bounds=UIVENUS_PIXELS,
+            prompt=f"{UIVENUS1} models/grounding/ui_venus_ground_7b.py (prompt_origin, GUI-G2's text)",
+            messages="no system message; the screenshot, then the query (same file)",
+            decoding=f"{UIVENUS1} models/grounding/ui_venus_ground_7b.py: do_sample=False, temperature 0.0, "
+                     "generate(max_new_tokens=128)",
+            pixels=f"{UIVENUS1} models/grounding/ui_venus_ground_7b.py: min_pixels 2,000,000, max_pixels 4,800,000",
+            answer="[x1,y1,x2,y2], pixels of the resized image, scored at the box centre (same file)",
+            refusal="none: the prompt has no refusal form"),
+    _preset("uivenus15", "UI-Venus-1.5 (2B / 8B, Qwen3-VL)", "venus", Frame.GRID1000,
+            {"grounding": "uivenus15-grounding"}, 256, bounds=UIVENUS15_PIXELS, factor=QWEN3VL_FACTOR,
+            prompt=f"{UIVENUS15} models/grounding/eval_screenspot_pro.py (the refusal prompt, its default; one final "
+                   "'.' of the instruction dropped)",
+            messages="no system message; the screenshot, then the query (same file)",
+            decoding=f"{UIVENUS15} models/grounding/eval_screenspot_pro.py: do_sample=False, temperature 0, "
+                     "max_new_tokens 256",
+            pixels=f"{CLAWGUI}scripts/infer/transformers/uivenus15_run_transformers.sh (3,136..12,845,056; factor "
+                   "32: inference/uivenus15_inferencer.py is its Qwen3-VL one); UI-Venus' script leaves the "
+                   "processor's own bounds (not read here)",
+            answer="[x,y] on 0-1000 (the script divides by 1000); a box is read at its centre",
+            refusal="[-1,-1] (the prompt: 'if the task is infeasible ... the output should be [-1,-1]')"),
+    _preset("gta1", "GTA1-7B-2507 (Qwen2.5-VL)", "point", Frame.RESIZED, {"grounding": "gta1-grounding"}, 32,
+            bounds=GTA1_PIXELS,
+            prompt=f"{GTA1_REPO} README.md 'Inference' (SYSTEM_PROMPT with the resized height and width)",
+            messages="system message, then the screenshot and the instruction (same README)",
+            decoding=f"{GTA1_REPO} README.md: generate(max_new_tokens=32, do_sample=False)",
+            pixels=f"{GTA1_REPO} README.md: AutoProcessor(min_pixels=3136, max_pixels=4096 * 2160)",
+            answer="(x,y), pixels of the resized image (the README multiplies by original/resized)",
+            refusal="none: the prompt has no refusal form"),
+    _preset("infigui_g1", "InfiGUI-G1 (3B / 7B, Qwen2.5-VL)", "infigui", Frame.RESIZED,
+            {"grounding": "infigui-g1-grounding"}, 1024, bounds=INFIGUI_G1_PIXELS,
+            prompt=f"{INFIGUI_REPO} eval/prompts.py InfiguiG1Prompt (think_mode 1, eval/eval.py's default)",
+            messages="system message (thinking), then one user turn: the screenshot, its resized size and the query "
+                     "(same file)",
+            decoding=f"{INFIGUI_REPO} eval/eval.py: --temperature 0.0, --max-tokens 1024 (defaults)",
+            pixels=f"{INFIGUI_REPO} eval/eval.py: --max-image-tokens 5600 (x 28 x 28 = 4,390,400), then "
+                   "smart_resize (min 3,136)",
+            answer='<think>..</think>[{"point_2d": [x, y]}, ...], pixels of the resized image; the first point is '
+                   "scored (eval/prompts.py calculate_metrics)",
+            refusal="[] (eval/prompts.py: no prediction is right where the sample has no target)"),
+    _preset("guiowl15", "GUI-Owl-1.5 (2B / 4B / 8B Instruct, Qwen3-VL)", "tool_call", Frame.GRID1000,
+            {"grounding": "guiowl15-grounding", "osworld_g": "guiowl15-grounding-refusal"},
+            2048, bounds=GUIOWL15_PIXELS, factor=QWEN3VL_FACTOR,
+            prompt=f"{GUIOWL15_SCRIPT} (only_two_action_system_prompt; OSWorld-G adds infesible_prefix)",
+            messages="system message, then the screenshot and the instruction (same file)",
+            decoding=f"{GUIOWL15_SCRIPT}: top_k 1, top_p 0.01, temperature 0.01 (greedy in effect: greedy here), "
+                     "max_new_tokens 2048",
+            pixels=f"{GUIOWL15_SCRIPT}: MIN_PIXELS 196*32*32, MAX_PIXELS 9800*32*32",
+            answer='<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [x, '
+                   "y]}}</tool_call> on 0-1000 (the script scores against a 1000 x 1000 frame)",
+            refusal="terminate with status failure (OSWorld-G prompt only, infesible_prefix)"),
+    _preset("mai_ui", "MAI-UI (2B / 8B, Qwen3-VL)", "mai_ui", Frame.GRID1000, {"grounding": "mai-ui-grounding"}, 256,
+            bounds=MAI_UI_PIXELS, factor=QWEN3VL_FACTOR,
+            prompt=f"{MAIUI_REPO} evaluation/grounding/eval_server.py SYSTEM_PROMPT",
+            messages="system message, then one user turn: the instruction + newline, then the screenshot (same "
+                     "file; text first)",
+            decoding=f"{MAIUI_REPO} evaluation/grounding/eval_server.py: temperature 0.0, max_tokens 256",
+            pixels=f"{MAIUI_REPO} evaluation/grounding/eval_server.py: smart_resize(factor 32, min 16*16*4, max "
+                   "6,553,600) (the README's eval_local.py command: --max_pixels 6553600)",
+            answer='<grounding_think>..</grounding_think><answer>{"coordinate": [x,y]}</answer>, 0-1000 (the script '
+                   "divides by 1000)",
+            refusal="none: the prompt has no refusal form"),
+    _preset("step_gui", "Step-GUI / GELab-Zero-4B-preview (Qwen3-VL)", "gelab", Frame.GRID1000,
+            {"grounding": "gelab-zero-mobile"}, 512, bounds=QWEN3VL_PROCESSOR_PIXELS, factor=QWEN3VL_FACTOR,
+            prompt=f"no grounding prompt is published ({GELAB_REPO} has only its agent's; ClawGUI-Eval keeps its "
+                   "own in data files that are not in the repository): the mobile agent prompt of "
+                   f"{GELAB_REPO} copilot_tools/parser_0920_summary.py with the instruction as the task",
+            messages="no system message; one user turn: the task prompt, the screenshot, the output rules "
+                     "(env2messages4ask, same file)",
+            decoding=f"{GELAB_REPO} copilot_agent_server/local_server.py: max_tokens 512 (its temperature 0.1 is "
+                     f"sampling; {CLAWGUI}scripts/infer/transformers/stepgui_run_transformers.sh: top_k 1, greedy in "
+                     "effect: greedy here)",
+            pixels=f"{CLAWGUI}scripts/infer/transformers/stepgui_run_transformers.sh: 65,536..16,777,216; factor 32: "
+                   "inference/stepgui_inferencer.py (image_patch_size=16, Qwen3-VL); GELab-Zero sends the screenshot "
+                   "as is",
+            answer="<THINK>..</THINK>explain:..\\taction:CLICK\\tpoint:x,y (tab-separated) on 0-1000 (the prompt and "
+                   "copilot_front_end/mobile_action_helper.py divide by 1000; "
+                   f"{CLAWGUI}judge/grounding_judge.py divides by 999, 0.1% of the screen apart)",
+            refusal="action:ABORT (the prompt: only when the task cannot go on)"),
 )}
+
+
+# ------------------------------------------------------------------------------------------------ official numbers
+
+#: A run reproduces a published number when it is at most this many points below it (or above it): ClawGUI-Eval's
+#: criterion (ZJU-REAL/ClawGUI @ d990d3e clawgui-eval/README.md "Reproduction Results").
+REPRODUCED_WITHIN = 2.0
+
+#: Where the published numbers below were read (key -> citation).
+OFFICIAL_SOURCES: dict[str, str] = {
+    "guig2-ss": f"{GUIG2_REPO} assets/ssv1.png (the paper's Table 3, ScreenSpot)",
+    "guig2-v2": f"{GUIG2_REPO} README.md 'Results on ScreenSpot-v2'",
+    "venus1": f"{UIVENUS1} README.md ScreenSpot-v2 and ScreenSpot-Pro tables",
+    "venus15": f"{UIVENUS15} README.md 'Grounding Benchmarks' table",
+    "gta1": f"{GTA1_REPO} README.md introduction (GTA1-7B-2507)",
+    "infigui": f"{INFIGUI_REPO} assets/results_screenspot-pro.png, results_screenspot-v2.png, "
+               "results_mmbench-gui.png, results_ui-vision.png (the README's tables, images)",
+    "maiui": f"{MAIUI_REPO} evaluation/grounding/README.md, row 'MAI-UI-8B (Tech Report)'",
+    "clawgui": f"{CLAWGUI}README.md 'Reproduction Results', Official column (the models' reports, not read here)",
+}
+
+
+@dataclass(frozen=True)
+class OfficialResult:
+    """One published accuracy (%) of ``model`` (run with ``preset``) on ``benchmark``, as ``source`` (a key of
+    :data:`OFFICIAL_SOURCES`) prints it; ``note`` names other published values."""
+
+    preset: str
+    model: str
+    benchmark: str
+    value: float
+    source: str
+    note: str = ""
+
+
+def _published(preset: str, model: str, source: str, note: str = "", **values: float) -> list[OfficialResult]:
+    return [OfficialResult(preset, model, bench, v, source, note) for bench, v in values.items()]
+
+
+#: The published grounding accuracies of the 2025-26 presets' models (docs/presets.md "Reproduction"; the docs
+#: table is :func:`official_markdown`). Benchmark names as ``gui-agent eval --benchmark`` takes them.
+OFFICIAL_RESULTS: tuple[OfficialResult, ...] = tuple(r for rows in (
+    _published("guig2", "GUI-G2-7B", "guig2-ss", screenspot=92.0),
+    _published("guig2", "GUI-G2-7B", "guig2-v2", screenspot_v2=93.3),
+    _published("guig2", "GUI-G2-7B", "clawgui", "47.5 also in InfiGUI-G1's ScreenSpot-Pro table",
+               screenspot_pro=47.5),
+    _published("uivenus", "UI-Venus-Ground-7B", "venus1", screenspot_v2=94.1, screenspot_pro=50.8),
+    _published("uivenus", "UI-Venus-Ground-7B", "venus15", "ClawGUI-Eval's Official column: 58.80", osworld_g=54.6),
+    _published("uivenus", "UI-Venus-Ground-7B", "venus15", ui_vision=26.5),
+    _published("uivenus15", "UI-Venus-1.5-2B", "venus15", screenspot_pro=57.7, osworld_g=59.4, ui_vision=44.8),
+    _published("uivenus15", "UI-Venus-1.5-2B", "clawgui", screenspot_v2=92.8, mmbench_gui=80.3),
+    _published("uivenus15", "UI-Venus-1.5-8B", "venus15", screenspot_pro=68.4, osworld_g=69.7, ui_vision=46.5),
+    _published("uivenus15", "UI-Venus-1.5-8B", "clawgui", screenspot_v2=95.9, mmbench_gui=88.1),
+    _published("gta1", "GTA1-7B-2507", "gta1", screenspot_pro=50.1, screenspot_v2=92.4, osworld_g=55.1),
+    _published("infigui_g1", "InfiGUI-G1-3B", "infigui", screenspot_pro=45.2, screenspot_v2=91.1, mmbench_gui=73.4,
+               ui_vision=22.0),
+    _published("infigui_g1", "InfiGUI-G1-7B", "infigui", screenspot_pro=51.9, screenspot_v2=93.5, mmbench_gui=80.8,
+               ui_vision=26.1),
+    _published("guiowl15", "GUI-Owl-1.5-2B-Instruct", "clawgui", screenspot_pro=57.8, screenspot_v2=89.7,
+               mmbench_gui=72.17, osworld_g=52.8),
+    _published("guiowl15", "GUI-Owl-1.5-4B-Instruct", "clawgui", screenspot_pro=66.8, screenspot_v2=93.2,
+               mmbench_gui=83.24, osworld_g=63.7),
+    _published("guiowl15", "GUI-Owl-1.5-8B-Instruct", "clawgui", screenspot_pro=71.1, screenspot_v2=93.7,
+               mmbench_gui=82.52, osworld_g=65.8),
+    _published("mai_ui", "MAI-UI-2B", "clawgui", screenspot_pro=57.4, screenspot_v2=92.5, ui_vision=30.3,
+               mmbench_gui=82.6, osworld_g=52.0),
+    _published("mai_ui", "MAI-UI-8B", "maiui", ui_vision=40.7, mmbench_gui=88.8, screenspot_pro=65.8,
+               screenspot_v2=95.2, osworld_g=60.1),
+    _published("step_gui", "GELab-Zero-4B-preview (Step-GUI-4B)", "clawgui", screenspot_pro=60.0,
+               screenspot_v2=93.6, mmbench_gui=84.0, osworld_g=66.9),
+) for r in rows)
+
+#: Titles of the benchmarks the official numbers name that the eval registry may not have (yet).
+_TITLES = {"osworld_g": "OSWorld-G", "ui_vision": "UI-Vision", "mmbench_gui": "MMBench-GUI L2"}
+
+
+def benchmark_title(name: str) -> str:
+    """The registry's title of benchmark ``name``, else the published name, else ``name`` itself."""
+    from core.eval.registry import BENCHMARKS
+
+    return BENCHMARKS[name].title if name in BENCHMARKS else _TITLES.get(name, name)
+
+
+def shown_official(value: float) -> str:
+    """A published number as its source prints it: one decimal, two where the source has two (72.17)."""
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
+
+
+def official_markdown() -> str:
+    """The reproduction table of docs/presets.md: one row per published number, an empty "reproduced here"
+    column, and the numbered sources below it."""
+    keys = list(dict.fromkeys(r.source for r in OFFICIAL_RESULTS))
+    lines = ["| preset | model | benchmark | official % | source | reproduced here |", "|---|---|---|---|---|---|"]
+    for r in OFFICIAL_RESULTS:
+        note = f" ({r.note})" if r.note else ""
+        lines.append(f"| `{r.preset}` | {r.model} | {benchmark_title(r.benchmark)} | {shown_official(r.value)} | "
+                     f"[{keys.index(r.source) + 1}]{note} | |")
+    lines.append("")
+    lines += [f"{i}. {OFFICIAL_SOURCES[k]}" for i, k in enumerate(keys, 1)]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class OfficialComparison:
+    """A run's accuracy (%) on ``official.benchmark`` beside the published one; ``run`` None when the run has no
+    accuracy there."""
+
+    official: OfficialResult
+    run: float | None
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.run is None else self.run - self.official.value
+
+    @property
+    def reproduced(self) -> bool:
+        """At most :data:`REPRODUCED_WITHIN` points below the published number, or above it."""
+        return self.run is not None and self.run >= self.official.value - REPRODUCED_WITHIN
+
+
+def compare_official(run: dict[str, Any]) -> list[OfficialComparison]:
+    """The published numbers for each benchmark result of ``run`` (a :func:`core.eval.report.load_run` run), for
+    the preset it was scored with (``data.preset``), each beside the run's ``overall`` accuracy. ``ValueError``
+    when no result of the run names a preset."""
+    rows, presets = [], set()
+    for bench, result in run["results"].items():
+        preset = (result.get("data") or {}).get("preset")
+        if preset is None:
+            continue
+        presets.add(preset)
+        overall = (result.get("metrics") or {}).get("overall")
+        value = 100 * overall if isinstance(overall, (int, float)) and not isinstance(overall, bool) else None
+        rows += [OfficialComparison(r, value) for r in OFFICIAL_RESULTS if r.preset == preset and r.benchmark == bench]
+    if not presets:
+        raise ValueError(f"run {run['name']!r} was not scored with --preset: the official numbers are per preset "
+                         "(gui-agent eval --preset NAME)")
+    return rows
 
 
 def get_preset(name: str) -> Preset:
@@ -281,4 +533,6 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     return out
 
 
-__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "AmbiguousBenchmark", "Generation", "MAX_IMAGE_SIDE", "PRESETS", "Preset", "get_preset", "reparse_row"]
+__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "OFFICIAL_RESULTS", "OFFICIAL_SOURCES", "REPRODUCED_WITHIN",
+           "AmbiguousBenchmark", "Generation", "MAX_IMAGE_SIDE", "OfficialComparison", "OfficialResult", "PRESETS", "Preset",
+           "benchmark_title", "compare_official", "get_preset", "official_markdown", "reparse_row", "shown_official"]

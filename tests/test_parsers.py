@@ -421,6 +421,11 @@ MODEL_VALID = {
     "qwen_grounding": '```json\n[{"bbox_2d": [10, 20, 30, 40], "label": "x"}]\n```',
     "point": "(523, 847)",
     "seeclick": "<box>(100,200),(300,400)</box>",
+    "box": "[850,1149,967,1177]",
+    "venus": "[523,847]",
+    "infigui": '<think>t</think>\n[{"point_2d": [10, 20]}, {"point_2d": [30, 40]}]',
+    "mai_ui": '<grounding_think>t</grounding_think>\n<answer>\n{"coordinate": [73,19]}\n</answer>',
+    "gelab": "<THINK> t </THINK>\nexplain:x\taction:CLICK\tpoint:107,611\tsummary:s",
 }
 HOSTILE_MODEL = {
     **ADVERSARIAL,
@@ -432,6 +437,13 @@ HOSTILE_MODEL = {
     "huge action line": "Action: type(content='" + "a" * (MB - 40) + "')",
     "bbox json": '[{"bbox_2d": [' + "1, " * (MB // 3 - 10) + "1]}]",
     "digits": "(" + "9" * (MB - 10) + ", 1)",
+    "think tags": "<think>" * (MB // 7),
+    "closed think then bracket": "</think>[" * (MB // 9),
+    "grounding think tags": "<grounding_think>" * (MB // 17),
+    "answer then braces": "<answer>" + "{" * (MB - 20) + "</answer>",
+    "tab fields": "point:1,2\t" * (MB // 10),
+    "refusal brackets": "[-1,-1]" * (MB // 7),
+    "brackets without close": "[1," * (MB // 3),
 }
 
 
@@ -491,6 +503,11 @@ COORD_ANSWERS = {
     "pyautogui": "pyautogui.click(x={x}, y={y})",
     "guir1": "<answer>[{{'action': 'click', 'point': [{x}, {y}], 'input_text': 'no input text'}}]</answer>",
     "json": '{{"action": "click", "point": [{x}, {y}]}}',
+    "box": "[{x},{y},{x},{y}]",
+    "venus": "[{x},{y}]",
+    "infigui": '[{{"point_2d": [{x}, {y}]}}]',
+    "mai_ui": '<answer>{{"coordinate": [{x}, {y}]}}</answer>',
+    "gelab": "action:CLICK\tpoint:{x},{y}",
 }
 
 
@@ -536,7 +553,7 @@ def test_every_parser_refuses_a_number_it_cannot_read_whole(kind, x, reason):
        st.floats(-1e300, 1e300, allow_nan=False))
 def test_any_float_as_python_writes_it_is_read_back_exactly(kind, x, y):
     """repr() of any finite float (``1e-05``, ``1.7976931348623157e+300``, ``0.30000000000000004``) is the number."""
-    assume((x, y) != (-100, -100))  # GUI-R1's "no point"
+    assume((x, y) not in ((-100, -100), (-1, -1)))  # GUI-R1's "no point", UI-Venus-1.5's refusal
     r = _coords(kind, repr(x), repr(y))
     assert r.ok, (kind, r.error)
     point = r.action.point

@@ -169,6 +169,16 @@ def _answer(preset: str, xy: tuple[float, float]) -> str:
         "uground": f"({xi}, {yi})",
         "seeclick": f"({x:.3f},{y:.3f})",
         "aguvis": f"pyautogui.click(x={x:.4f}, y={y:.4f})",
+        # the 2025-26 grounding models (tests/test_presets_2025.py checks each in detail)
+        "guig2": f"[{xi - 2},{yi - 1},{xi + 2},{yi + 1}]",
+        "uivenus": f"[{xi},{yi},{xi},{yi}]",
+        "uivenus15": f"[{xi}, {yi}]",
+        "gta1": f"({xi}, {yi})",
+        "infigui_g1": f'[{{"point_2d": [{xi}, {yi}]}}]',
+        "guiowl15": f'<tool_call>{{"name": "computer_use", "arguments": {{"action": "left_click", "coordinate": '
+                    f'[{xi}, {yi}]}}}}</tool_call>',
+        "mai_ui": f'<answer>{{"coordinate": [{xi}, {yi}]}}</answer>',
+        "step_gui": f"point:{xi},{yi}",
     }[preset]
 
 

@@ -9,6 +9,7 @@ import typer
 
 from core.console import make_console, print_error, progress_bar, quoted, styled
 from core.eval.registry import BENCHMARKS
+from core.presets import PRESETS, REPRODUCED_WITHIN
 
 _BENCH_HELP = "Benchmark: " + ", ".join(BENCHMARKS) + "."
 _MODE_HELP = "strict (the field's definition, default) or guir1 (GUI-R1's evaluator, number for number)."
@@ -154,9 +155,8 @@ def register(app: typer.Typer) -> None:
                                         "files, and the --gallery and --plots files an earlier eval wrote (only "
                                         "those)."),
         preset: str | None = typer.Option(None, "--preset", help=(
-            "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
-            "aguvis): re-parse every row's raw 'pred' with its parser and coordinate frame, whatever the pred_* "
-            "fields say.")),
+            f"Model preset (core.presets: {', '.join(PRESETS)}): re-parse every row's raw 'pred' with its parser "
+            "and coordinate frame, whatever the pred_* fields say.")),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
         from core.eval.report import (
@@ -254,21 +254,57 @@ def register(app: typer.Typer) -> None:
     @app.command("eval-compare")
     def eval_compare_cmd(
         a: Path = typer.Argument(..., help="First run: report.json or eval --json file."),
-        b: Path = typer.Argument(..., help="Second run."),
+        b: Path | None = typer.Argument(None, help="Second run (required without --official)."),
         markdown: Path | None = typer.Option(None, "--markdown", help="Also write the comparison as markdown."),
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --markdown."),
+        official: bool = typer.Option(False, "--official", help=(
+            "Instead of a second run: the published numbers of the models of the run's --preset on its benchmarks "
+            f"(core.presets.OFFICIAL_RESULTS), each beside the run's accuracy; reproduced = at most "
+            f"{REPRODUCED_WITHIN:g} points below (ClawGUI-Eval's criterion).")),
     ) -> None:
-        """Two runs side by side, with the difference in points."""
+        """Two runs side by side, with the difference in points; or one run beside the published numbers."""
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
 
+        if (b is None) != official:
+            _fail("eval-compare needs a second run or --official, not both")
         _refuse_existing_outputs([("--markdown", markdown)], overwrite)
 
         try:
-            ra, rb = load_run(a), load_run(b)
+            ra = load_run(a)
+            rb = load_run(b) if b is not None else None
         except ValueError as e:
             _fail(str(e))
+        if rb is None:
+            table = _official_table(ra)
+            typer.echo(table)
+            if markdown is not None:
+                write_text(table, markdown)
+            return
         if ra["name"] == rb["name"]:  # two runs of one name (e.g. two `.../huggingface` checkpoints): their files
             ra, rb = {**ra, "name": str(a)}, {**rb, "name": str(b)}
         print_compare(ra, rb, make_console())
         if markdown is not None:
             write_text(compare_markdown(ra, rb), markdown)
+
+
+def _official_table(run: dict) -> str:
+    """``run``'s accuracy beside the published numbers of its preset's models (a markdown table, %); one error line
+    and exit 2 when the run was not scored with a preset."""
+    from core.presets import OFFICIAL_SOURCES, benchmark_title, compare_official, shown_official
+
+    try:
+        rows = compare_official(run)
+    except ValueError as e:
+        _fail(str(e))
+    name = run["name"]
+    if not rows:
+        return f"{name}: no published number for its preset on its benchmarks ({', '.join(run['results'])})"
+    lines = [f"| benchmark | model | official % | {name} % | Δ | reproduced (>= official - {REPRODUCED_WITHIN:g}) "
+             "| source |", "|---|---|---|---|---|---|---|"]
+    for c in rows:
+        r = c.official
+        here = "-" if c.run is None else f"{c.run:.2f}"
+        delta = "-" if c.delta is None else f"{c.delta:+.2f}"
+        lines.append(f"| {benchmark_title(r.benchmark)} | {r.model} | {shown_official(r.value)} | {here} | {delta} | "
+                     f"{'yes' if c.reproduced else 'no'} | {OFFICIAL_SOURCES[r.source]} |")
+    return "\n".join(lines)
