@@ -88,6 +88,7 @@ def test_a_file_name_that_contradicts_the_rows_is_refused(files):
     shutil.copy(files["screenspot"], named)
     r, _ = dry_run(named, "--preset", "guir1")
     assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr  # one line, however long the path
     assert "androidcontrol_low (navigation) but its rows are grounding rows" in r.stderr
     assert "--benchmark" in r.stderr
     r, rows = dry_run(named, "--preset", "guir1", "--benchmark", "screenspot_pro")  # the user says which

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
 
 def infer(
-    backend: Annotated[BackendName, typer.Option(help="hf (transformers, CPU/1 GPU), vllm (GPUs), openai (HTTP), baseline (no model: --model random or centre).")],
-    model: Annotated[str, typer.Option(help="Model folder / hub id (hf, vllm), server URL (openai), or random / centre (baseline).")],
+    backend: Annotated[BackendName, typer.Option(help="hf (transformers, CPU/1 GPU), vllm (GPUs), openai (HTTP), baseline (no model: --model random, centre or gold).")],
+    model: Annotated[str, typer.Option(help="Model folder / hub id (hf, vllm), server URL (openai), or random / centre / "
+                                            "gold (baseline).")],
     input: Annotated[list[Path], typer.Option("--input", help="Benchmark parquet: GUI-R1 layout or unified. "
                                                "Repeat with --output to run several files on one loaded model.")],
     output: Annotated[list[Path], typer.Option(help="Prediction file (JSON lines) of the --input at the same "
@@ -78,6 +79,12 @@ def infer(
         "screenspot_pro, androidcontrol_low, androidcontrol_high, guiodyssey, ...), once or once per --input "
         "[default: read from the file: its rows' benchmark field, a <benchmark>_test file name or the rows' "
         "source, and the kind of task from its rows; a file that does not decide the prompt is an error]."))] = None,
+    zoom: Annotated[float | None, typer.Option(metavar="SHARE", help=(
+        "Zoom (crop-then-ground): answer on the whole screenshot, then again on a crop of SHARE of its width and "
+        "height (0 < SHARE < 1, e.g. 0.5) centred on the first point and kept inside the image, resized by the "
+        "same pixel bounds; the second point is mapped back to original pixels. Grounding rows only: navigation "
+        "rows, and rows whose first answer has no point, keep their one answer (each row's zoom field says so) "
+        "[default: off]."))] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help=(
         "Print the requests as JSON lines (prompt text, image size after resize, generation settings) and exit "
         "without loading a model."))] = False,
@@ -104,6 +111,8 @@ def infer(
     positive, fraction = {"above": 0}, {"above": 0, "maximum": 1}
     count = {"minimum": 1, "integer": True}
     with user_errors():  # every number before any file is read or model loaded
+        if zoom is not None and not 0 < zoom < 1:  # NaN too
+            raise ValueError(f"--zoom: must be a share of the screen between 0 and 1 (both excluded), got {zoom:g}")
         checked_numbers([("--max-new-tokens", max_new_tokens, count), ("--temperature", temperature, {"minimum": 0}),
                          ("--top-p", top_p, fraction), ("--repetition-penalty", repetition_penalty, positive),
                          ("--timeout", timeout, positive), ("--gpu-memory-utilization", gpu_memory_utilization, fraction),
@@ -141,7 +150,7 @@ def infer(
         from core.inference.runner import dry_run_rows
 
         for job, job_policy in zip(jobs, policies, strict=True):
-            for row in dry_run_rows(job.input, job.layout, images, job.template, job_policy, gen, limit):
+            for row in dry_run_rows(job.input, job.layout, images, job.template, job_policy, gen, limit, zoom):
                 typer.echo(json.dumps(row, ensure_ascii=False))
         return
     options: dict = {}
@@ -185,13 +194,14 @@ def infer(
                        f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
                        f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
                        f"{f', from {policy.recipe}' if policy.recipe else ''})"
+                       f"{f'; zoom {zoom:g} (crop-then-ground, grounding rows)' if zoom is not None else ''}"
                        f"{f'; {job.found.describe()}' if job.found else ''}", err=True)
             with user_errors(prefix=f"{job.input}: "):
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
                                         limit=limit, total=job.total, retry_failed=retry_failed,
-                                        overwrite=overwrite, run_options={"input": str(job.input.resolve()),
-                                                                          **run_options})
+                                        overwrite=overwrite, zoom=zoom,
+                                        run_options={"input": str(job.input.resolve()), **run_options})
             typer.echo(summary.render())
             failed, written = failed + summary.failed, written + summary.written
             reasons.update(summary.error_reasons)
@@ -256,7 +266,6 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
     template for that benchmark. A file that does not decide the template is one error line naming --benchmark."""
     from core.inference.bench import count_rows, detect_layout, input_benchmark
     from core.outputs import refuse_existing
-    from core.presets import AmbiguousBenchmark
 
     if len(inputs) != len(outputs):
         raise typer.BadParameter(f"{len(inputs)} --input but {len(outputs)} --output; give one --output per --input",
@@ -285,12 +294,9 @@ def _jobs(inputs: list[Path], outputs: list[Path], prompts: list[str], limit: in
                 found = input_benchmark(inp, layout, given=given)
                 if not explicit_prompt:
                     name = preset.template_for_file(found.name, found.kind)
-            except AmbiguousBenchmark as e:
+            except ValueError as e:  # AmbiguousBenchmark, a name that contradicts the rows, an unknown --benchmark
                 print_error(f"--input {inp}: {e}")
                 raise typer.Exit(2) from None
-            except ValueError as e:
-                hint = "--benchmark" if given or "--benchmark" in str(e) else "--preset"
-                raise typer.BadParameter(f"{inp}: {e}", param_hint=hint) from None
             _check_template(name)
         jobs.append(_Job(inp, out, layout, total if limit is None else min(total, limit),
                          None if name == TRAINING_TEMPLATE else name, found.name if found else None, found))
