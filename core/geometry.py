@@ -156,10 +156,49 @@ def clip_box(box: Sequence[float], width: float, height: float) -> tuple[float, 
             min(max(x2, 0.0), width), min(max(y2, 0.0), height))
 
 
+def zoom_size(width: int, height: int, share: float) -> tuple[int, int]:
+    """(width, height) in pixels of a zoom crop of a ``width`` x ``height`` image: ``round(share * side)`` each,
+    at least 1 and at most the side. ``ValueError`` unless 0 < ``share`` <= 1 and both sides are positive."""
+    if not 0 < share <= 1:
+        raise ValueError(f"zoom share must be in (0, 1], got {share!r}")
+    if width <= 0 or height <= 0:
+        raise ValueError(f"image size must be positive, got {width}x{height}")
+    return min(width, max(1, round(share * width))), min(height, max(1, round(share * height)))
+
+
+def zoom_box(point: Sequence[float], width: int, height: int, share: float) -> tuple[int, int, int, int]:
+    """The crop of a zoom step (crop-then-ground), ORIGINAL pixels ``(x1, y1, x2, y2)``: integers, ``x2``/``y2``
+    exclusive as in PIL's ``Image.crop``, so the crop is ``x2 - x1`` x ``y2 - y1`` = :func:`zoom_size` pixels.
+
+    It is centred on ``point`` (x, y, ORIGINAL pixels; a point outside the image counts as the nearest edge) and
+    shifted, never shrunk, to lie inside the image: ``x1 = min(max(floor(x - w_c / 2 + 1/2), 0), W - w_c)``,
+    the same for y. ``ValueError`` for a non-finite point or a share outside (0, 1]."""
+    cw, ch = zoom_size(width, height, share)
+    x, y = float(point[0]), float(point[1])
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ValueError(f"zoom centre must be finite, got ({x}, {y})")
+    x, y = min(max(x, 0.0), float(width)), min(max(y, 0.0), float(height))
+    x1 = min(max(math.floor(x - cw / 2 + 0.5), 0), width - cw)
+    y1 = min(max(math.floor(y - ch / 2 + 0.5), 0), height - ch)
+    return x1, y1, x1 + cw, y1 + ch
+
+
+def from_crop(point: Sequence[float], box: Sequence[int]) -> tuple[float, float]:
+    """A point in pixels of the crop ``box`` (x1, y1, x2, y2; ORIGINAL pixels of the full image) -> ORIGINAL pixels
+    of the full image: ``(x1 + x, y1 + y)``. The inverse of :func:`to_crop`."""
+    return float(box[0]) + float(point[0]), float(box[1]) + float(point[1])
+
+
+def to_crop(point: Sequence[float], box: Sequence[int]) -> tuple[float, float]:
+    """An ORIGINAL-pixel point of the full image -> pixels of the crop ``box`` (x1, y1, x2, y2): ``(x - x1, y - y1)``
+    (outside the crop when the point is). The inverse of :func:`from_crop`."""
+    return float(point[0]) - float(box[0]), float(point[1]) - float(box[1])
+
+
 __all__ = [
     "Frame", "GUIR1_TRAIN_MAX_PIXELS", "GUIR1_TRAIN_MIN_PIXELS", "ImageGeometry", "QWEN25VL_FACTOR",
-    "QWEN25VL_MAX_PIXELS", "QWEN25VL_MIN_PIXELS", "QWEN3VL_FACTOR", "box_center", "clip_box",
-    "normalized_distance", "point_in_box", "smart_resize", "xywh_to_xyxy",
+    "QWEN25VL_MAX_PIXELS", "QWEN25VL_MIN_PIXELS", "QWEN3VL_FACTOR", "box_center", "clip_box", "from_crop",
+    "normalized_distance", "point_in_box", "smart_resize", "to_crop", "xywh_to_xyxy", "zoom_box", "zoom_size",
 ]
 
 

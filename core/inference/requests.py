@@ -130,7 +130,10 @@ class InferenceRequest:
     screenshots in placeholder order, RGB, already at the model's resized size (``geometry`` is the frame of the
     last one, the current screen, which answers refer to); ``error``: why the step cannot be sent
     (missing/corrupt image, bad template), in which case ``messages``/``images`` are None and the runner records
-    the error in the row; ``tools``: function schemas every backend hands to the chat template (``tools=``).
+    the error in the row; ``tools``: function schemas every backend hands to the chat template (``tools=``);
+    ``crop``: zoom's second stage (:mod:`core.inference.zoom`), the part of the screenshot shown, ORIGINAL pixels
+    ``(x1, y1, x2, y2)`` (x2, y2 exclusive): ``geometry`` is then the crop's (its ``original`` frame is the crop's
+    pixels, which :func:`core.geometry.from_crop` maps back); None: the whole screenshot.
     """
 
     step: Step
@@ -143,6 +146,7 @@ class InferenceRequest:
     template_obj: Any = field(default=None, repr=False)
     #: OpenAI function schemas the chat template renders (the agent recipe's ``mobile_use``); None: no tools
     tools: list[dict[str, Any]] | None = None
+    crop: tuple[int, int, int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -173,9 +177,12 @@ def load_screenshot(step: Step) -> Image.Image:
     return image
 
 
-def build_request(step: Step, *, template: str | None, policy: ResizePolicy) -> InferenceRequest:
-    """Prompt + resized screenshot for ``step``; never raises for a bad row (the problem goes in ``.error``)."""
-    req = InferenceRequest(step=step, template=template, policy=policy)
+def build_request(step: Step, *, template: str | None, policy: ResizePolicy,
+                  crop: tuple[int, int, int, int] | None = None) -> InferenceRequest:
+    """Prompt + resized screenshot for ``step``; never raises for a bad row (the problem goes in ``.error``).
+    ``crop`` (ORIGINAL pixels x1, y1, x2, y2; zoom's second stage): only that part of the screenshot is shown,
+    resized by the same ``policy`` bounds, and the prompt is rendered for its size."""
+    req = InferenceRequest(step=step, template=template, policy=policy, crop=crop)
     try:
         tmpl = resolve_template(template, step)
     except ValueError as e:
@@ -184,6 +191,8 @@ def build_request(step: Step, *, template: str | None, policy: ResizePolicy) -> 
     req.template, req.template_obj = tmpl.name, tmpl
     try:
         screenshot = load_screenshot(step)
+        if crop is not None:
+            screenshot = screenshot.crop(crop)
         geometry = policy.geometry(*screenshot.size)
     except ValueError as e:
         req.error = str(e)

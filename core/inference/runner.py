@@ -10,7 +10,7 @@ Row fields (read by ``gui-agent eval``):
 - frames: ``gt_frame`` and ``pred_frame`` (both ``original``) say what ``gt_bbox`` and ``pred_coord`` are in;
 - ours: ``id``, ``template``, ``resize`` {min_pixels, max_pixels, factor, resized_size [W, H]}, ``parse_ok``,
   ``parse_error``, ``error`` (image or generation failure; the row is still written), ``image_path``,
-  ``backend``, ``model``.
+  ``backend``, ``model``; with ``--zoom``, ``zoom`` (both stages: :func:`core.inference.zoom.zoom_record`).
 
 Resume: rows already in the output (by ``id``) are skipped; a torn last line from a killed run is cut off
 first. Each batch is appended with one ``write`` of complete lines, then flushed and fsynced.
@@ -38,7 +38,8 @@ from core.inference.requests import (
     build_request,
 )
 from core.inference.options import TRAINING_TEMPLATE
-from core.inference.rows import SkippedRecord, gold_columns, history_string
+from core.inference.rows import SkippedRecord, gold_columns, history_string, parse_answer
+from core.inference.zoom import dry_run_zoom, zoom_in, zoom_record
 from core.io import atomic_write_bytes
 from core.schema import Step
 
@@ -54,31 +55,6 @@ OWN_FIELDS: tuple[str, ...] = ("pred", "template", "resize", "backend", "model")
 
 class PredictionFileCorrupt(ValueError):
     """An existing output file has a bad line in the middle (not a torn last line)."""
-
-
-def parse_answer(text: str, req: InferenceRequest) -> tuple[dict[str, Any], Action | None]:
-    """``parse_ok``/``parse_error``/``pred_action``/``pred_coord``/``pred_input_text`` of a model answer, and
-    the parsed action in ORIGINAL pixels (None when it does not parse into a valid action)."""
-    from core.parsers import parse_action
-
-    tmpl = req.template_obj
-    result = parse_action(text, fmt=getattr(tmpl, "answer_format", "auto") or "auto")
-    out: dict[str, Any] = {"parse_ok": False, "parse_error": result.error, "pred_action": None,
-                           "pred_coord": None, "pred_input_text": None}
-    pa = result.action
-    if not result.ok or pa is None:
-        out["parse_error"] = result.error or "no action"
-        return out, None
-    out["pred_action"] = pa.action
-    try:
-        action = pa.to_action(req.geometry, Frame(getattr(tmpl, "frame", Frame.RESIZED)))
-    except ValueError as e:
-        out["parse_error"] = str(e)
-        return out, None
-    out.update(parse_ok=True, parse_error=None, pred_action=action.type,
-               pred_coord=None if action.point is None else [float(action.point[0]), float(action.point[1])],
-               pred_input_text=action.guir1_input_text())
-    return out, action
 
 
 def prediction_row(req: InferenceRequest, gen: Generation | None, *, backend: str, model: str
@@ -234,11 +210,15 @@ class RunSummary:
     skipped_limit: bool = False
     notes: list[str] = field(default_factory=list)
     error_reasons: Counter[str] = field(default_factory=Counter)
+    #: with --zoom: new rows by whose answer they hold (``zoom.used``: second, first, or None for no answer)
+    zoom_used: Counter[str | None] = field(default_factory=Counter)
 
     def render(self) -> str:
         rate = self.written / self.seconds if self.seconds > 0 else 0.0
+        zoom = (f"; zoom: {self.zoom_used['second']} answered on the crop, {self.zoom_used['first']} kept the "
+                "first answer (each row's zoom.note says why)") if self.zoom_used else ""
         return (f"{self.output}: {self.written} new rows ({rate:.2f} rows/s), {self.resumed} already there, "
-                f"{self.failed} with errors, {self.parse_failed} unparsed answers")
+                f"{self.failed} with errors, {self.parse_failed} unparsed answers{zoom}")
 
 
 def _check_compatible(first: dict[str, Any] | None, policy: ResizePolicy, template: str | None, model: str,
@@ -279,7 +259,8 @@ def _batches(items: Iterable[Step | SkippedRecord], size: int) -> Iterator[list[
 def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, output: str | Path, *,
                   template: str | None = None, policy: ResizePolicy = DEFAULT_POLICY, limit: int | None = None,
                   total: int | None = None, retry_failed: bool = False, progress: bool = True,
-                  overwrite: bool = False, run_options: Mapping[str, Any] | None = None) -> RunSummary:
+                  overwrite: bool = False, run_options: Mapping[str, Any] | None = None,
+                  zoom: float | None = None) -> RunSummary:
     """Predict every item (the first ``limit`` when given) into ``output``, skipping ids already there.
 
     ``template``: a ``core.prompts`` name, or None for each step's training template (recorded as ``train``,
@@ -288,14 +269,14 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
     output-changing options (input file, generation settings...). An existing file is resumed only when the
     model, template, resize and every ``run_options`` value match the run that wrote it
     (:func:`core.outputs.resumable_output`; ``ValueError`` naming each difference); ``overwrite`` deletes it and
-    starts over.
+    starts over. ``zoom``: the crop share of zoom's second stage (:mod:`core.inference.zoom`), None = one stage.
     """
     from core.outputs import LegacyRows, resumable_output
 
     output = Path(output)
     options = {"backend": backend.name, "model": backend.model, "template": template or TRAINING_TEMPLATE,
                "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor},
-               **(run_options or {})}
+               "zoom": zoom, **(run_options or {})}
 
     def legacy_options(first: Mapping[str, Any]) -> dict[str, Any]:
         """A file written before run records: check the options its first row holds (none more to compare)."""
@@ -307,12 +288,12 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
                           has_rows=lambda: output.exists() and output.stat().st_size > 0,
                           clear=lambda: output.unlink(missing_ok=True), legacy=legacy):
         return _run_locked(items, backend, output, template=template, policy=policy, limit=limit, total=total,
-                           retry_failed=retry_failed, progress=progress)
+                           retry_failed=retry_failed, progress=progress, zoom=zoom)
 
 
 def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output: Path, *, template: str | None,
                 policy: ResizePolicy, limit: int | None, total: int | None, retry_failed: bool,
-                progress: bool) -> RunSummary:
+                progress: bool, zoom: float | None) -> RunSummary:
     from core.console import progress_bar
 
     done, _ = load_done(output, retry_failed=retry_failed)
@@ -355,6 +336,11 @@ def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output:
             for (i, req), gen in zip(ready, gens, strict=True):
                 slots[i] = prediction_row(req, gen, backend=backend.name, model=backend.model)[0]
             rows = [r for r in slots if r is not None]
+            if zoom is not None:  # a second request per answered grounding row; a batch is written whole
+                for row in rows:
+                    row["zoom"] = zoom_record(zoom, note="no answer: the row failed before its first request")
+                zoom_in(backend, [(req, slots[i]) for i, req in ready], zoom)
+                summary.zoom_used.update(row["zoom"]["used"] for row in rows)
             writer.write_rows(rows)
             summary.written += len(rows)
             summary.failed += sum(1 for r in rows if r["error"])
@@ -366,10 +352,12 @@ def _run_locked(items: Iterable[Step | SkippedRecord], backend: Backend, output:
 
 
 def dry_run_rows(input_path: str | Path, layout: str, images_dir: str | Path | None, template: str | None,
-                 policy: ResizePolicy, generation: Any, limit: int | None) -> Iterator[dict[str, Any]]:
+                 policy: ResizePolicy, generation: Any, limit: int | None,
+                 zoom: float | None = None) -> Iterator[dict[str, Any]]:
     """What ``gui-agent infer --dry-run`` prints for one input, one dict per row: ``id``, ``template``, the chat
     ``messages`` (text; ``<image>`` marks the screenshot), ``image_size`` and ``resized_size`` [W, H] pixels,
-    ``resize`` bounds, ``generation`` settings and ``error`` (a row that could not be built)."""
+    ``resize`` bounds, ``generation`` settings and ``error`` (a row that could not be built); with ``zoom``, the
+    row's zoom settings (:func:`core.inference.zoom.dry_run_zoom`)."""
     gen = asdict(generation)
     for n, item in enumerate(iter_benchmark(Path(input_path), images_dir=images_dir, layout=layout)):
         if limit is not None and n >= limit:
@@ -379,10 +367,13 @@ def dry_run_rows(input_path: str | Path, layout: str, images_dir: str | Path | N
             continue
         req = build_request(item, template=template, policy=policy)
         geo = req.geometry
-        yield {"id": item.id, "input": str(input_path), "template": req.template, "messages": req.messages,
+        row = {"id": item.id, "input": str(input_path), "template": req.template, "messages": req.messages,
                "image_size": list(item.image_size),
                "resized_size": None if geo is None else [geo.resized_width, geo.resized_height],
                "resize": policy.record(geo), "generation": gen, "error": req.error}
+        if zoom is not None:
+            row["zoom"] = dry_run_zoom(item, policy, zoom)
+        yield row
 
 
 __all__ = [
