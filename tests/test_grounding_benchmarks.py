@@ -103,7 +103,7 @@ def test_osworld_g_pairs_polygon_and_bad_rows(osworld_g):
     steps, _ = read("osworld_g", osworld_g)
     assert steps[1].bbox == (100, 100, 300, 400)
     for field, value, message in (("box_type", "ellipse", "expected one of bbox, polygon, refusal"),
-                                  ("box_coordinates", [1, 2, 3, 4], "3 or more [x, y] vertices"),
+                                  ("box_coordinates", [1, 2, 3, 4], "a polygon needs 3 or more"),
                                   ("image_size", [1920], "expected 2 numbers")):
         bad = [dict(rows[1], **{field: value})]
         (osworld_g / "OSWorld-G.json").write_text(json.dumps(bad))
