@@ -355,6 +355,7 @@ OFFICIAL_SOURCES: dict[str, str] = {
     "infigui": f"{INFIGUI_REPO} assets/results_screenspot-pro.png, results_screenspot-v2.png, "
                "results_mmbench-gui.png, results_ui-vision.png (the README's tables, images)",
     "maiui": f"{MAIUI_REPO} evaluation/grounding/README.md, row 'MAI-UI-8B (Tech Report)'",
+    "gelab": f"{GELAB_REPO} images/Result.jpeg (the README's 'Open Benchmark' charts, read here)",
     "clawgui": f"{CLAWGUI}README.md 'Reproduction Results', Official column (the models' reports, not read here)",
 }
 
@@ -405,8 +406,10 @@ OFFICIAL_RESULTS: tuple[OfficialResult, ...] = tuple(r for rows in (
                mmbench_gui=82.6, osworld_g=52.0),
     _published("mai_ui", "MAI-UI-8B", "maiui", ui_vision=40.7, mmbench_gui=88.8, screenspot_pro=65.8,
                screenspot_v2=95.2, osworld_g=60.1),
-    _published("step_gui", "GELab-Zero-4B-preview (Step-GUI-4B)", "clawgui", screenspot_pro=60.0,
-               screenspot_v2=93.6, mmbench_gui=84.0, osworld_g=66.9),
+    _published("step_gui", "GELab-Zero-4B-preview", "gelab", screenspot_v2=93.0, osworld_g=68.04,
+               screenspot_pro=60.53, mmbench_gui=85.81),
+    _published("step_gui", "Step-GUI-4B", "clawgui", "ClawGUI-Eval runs it as stepfun-ai/GELab-Zero-4B-preview",
+               screenspot_pro=60.0, screenspot_v2=93.6, mmbench_gui=84.0, osworld_g=66.9),
 ) for r in rows)
 
 #: Titles of the benchmarks the official numbers name that the eval registry may not have (yet).

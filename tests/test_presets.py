@@ -448,7 +448,8 @@ def test_infer_preset_with_tiny_model(preset, bench_dir, tmp_path):
     out = tmp_path / "screenspot_test.json"
     res = runner.invoke(app, ["infer", "--backend", "hf", "--model", str(model), "--device", "cpu", "--input",
                               str(bench_dir / "screenspot_test.parquet"), "--output", str(out), "--preset", preset,
-                              "--limit", "1", "--max-new-tokens", "4", "--max-pixels", "250000"])
+                              "--limit", "1", "--max-new-tokens", "4", "--max-pixels", "250000",
+                              "--min-pixels", "3136"])  # below UI-Venus-Ground-7B's own minimum of 2,000,000
     assert res.exit_code == 0, res.output
     (row,) = [json.loads(x) for x in out.read_text().splitlines()]
     assert row["error"] is None and isinstance(row["pred"], str)
