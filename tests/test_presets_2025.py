@@ -256,6 +256,31 @@ def test_refusal_is_parsed_as_a_refusal(preset):
     assert action.type == REFUSAL_ACTION and action.point is None
 
 
+@pytest.mark.parametrize("preset", [p for p in NEW if REFUSALS[p] is not None])
+def test_refusal_scores_on_osworld_gs_refusal_rows(preset, tmp_path):
+    """On OSWorld-G (when the registry has it) a refusal row is hit by the model's refusal and missed by a click;
+    a row with a target, the other way round."""
+    from core.eval.registry import BENCHMARKS
+
+    if "osworld_g" not in BENCHMARKS:
+        pytest.skip("no osworld_g benchmark in core.eval.registry")
+    base = {"gt_input_text": "no input text", "group": "text_matching", "ui_type": "text", "image_size": [1000, 500],
+            "instruction": "open it", "resize": {"resized_size": [1000, 500]}}
+    absent = {**base, "gt_action": "impossible", "gt_bbox": [-100.0, -100.0]}
+    present = {**base, "gt_action": "click", "gt_bbox": [100.0, 100.0, 300.0, 200.0]}
+    xy = ImageGeometry(1000, 500, 1000, 500).point((200, 150), Frame.ORIGINAL, get_preset(preset).frame)
+    click = ANSWERS[preset](round(xy[0]), round(xy[1]))
+    rows = [{**absent, "id": "refused", "pred": REFUSALS[preset]}, {**absent, "id": "clicked", "pred": click},
+            {**present, "id": "hit", "pred": click}, {**present, "id": "refused-here", "pred": REFUSALS[preset]}]
+    pred = tmp_path / "osworld_g_test.json"
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = runner.invoke(app, ["eval", "--predictions", str(pred), "--benchmark", "osworld_g", "--preset", preset,
+                              "--json", str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["counts"]["hits"] == 2 and data["counts"]["n"] == 4 and data["unparseable"]["count"] == 0, data
+
+
 @pytest.mark.parametrize("preset", NEW)
 def test_a_point_is_not_a_refusal(preset):
     """The refusal sentinel is that exact answer: a click near the top-left corner stays a click."""
