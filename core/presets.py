@@ -355,6 +355,8 @@ OFFICIAL_SOURCES: dict[str, str] = {
     "infigui": f"{INFIGUI_REPO} assets/results_screenspot-pro.png, results_screenspot-v2.png, "
                "results_mmbench-gui.png, results_ui-vision.png (the README's tables, images)",
     "maiui": f"{MAIUI_REPO} evaluation/grounding/README.md, row 'MAI-UI-8B (Tech Report)'",
+    "maiui-tables": f"{MAIUI_REPO} assets/img/sspro.jpg, uivision.jpg, mmbench.jpg, osworld-g.jpg (the README's "
+                    "images of its report's Tables 2-5, read here)",
     "gelab": f"{GELAB_REPO} images/Result.jpeg (the README's 'Open Benchmark' charts, read here)",
     "clawgui": f"{CLAWGUI}README.md 'Reproduction Results', Official column (the models' reports, not read here)",
 }
@@ -385,7 +387,8 @@ OFFICIAL_RESULTS: tuple[OfficialResult, ...] = tuple(r for rows in (
     _published("guig2", "GUI-G2-7B", "clawgui", "47.5 also in InfiGUI-G1's ScreenSpot-Pro table",
                screenspot_pro=47.5),
     _published("uivenus", "UI-Venus-Ground-7B", "venus1", screenspot_v2=94.1, screenspot_pro=50.8),
-    _published("uivenus", "UI-Venus-Ground-7B", "venus15", "ClawGUI-Eval's Official column: 58.80", osworld_g=54.6),
+    _published("uivenus", "UI-Venus-Ground-7B", "venus15", "58.8 in MAI-UI's Table 5 and ClawGUI-Eval's Official "
+               "column", osworld_g=54.6),
     _published("uivenus", "UI-Venus-Ground-7B", "venus15", ui_vision=26.5),
     _published("uivenus15", "UI-Venus-1.5-2B", "venus15", screenspot_pro=57.7, osworld_g=59.4, ui_vision=44.8),
     _published("uivenus15", "UI-Venus-1.5-2B", "clawgui", screenspot_v2=92.8, mmbench_gui=80.3),
@@ -402,8 +405,9 @@ OFFICIAL_RESULTS: tuple[OfficialResult, ...] = tuple(r for rows in (
                mmbench_gui=83.24, osworld_g=63.7),
     _published("guiowl15", "GUI-Owl-1.5-8B-Instruct", "clawgui", screenspot_pro=71.1, screenspot_v2=93.7,
                mmbench_gui=82.52, osworld_g=65.8),
-    _published("mai_ui", "MAI-UI-2B", "clawgui", screenspot_pro=57.4, screenspot_v2=92.5, ui_vision=30.3,
-               mmbench_gui=82.6, osworld_g=52.0),
+    _published("mai_ui", "MAI-UI-2B", "maiui-tables", screenspot_pro=57.4, ui_vision=30.3, mmbench_gui=82.6,
+               osworld_g=52.0),
+    _published("mai_ui", "MAI-UI-2B", "clawgui", screenspot_v2=92.5),
     _published("mai_ui", "MAI-UI-8B", "maiui", ui_vision=40.7, mmbench_gui=88.8, screenspot_pro=65.8,
                screenspot_v2=95.2, osworld_g=60.1),
     _published("step_gui", "GELab-Zero-4B-preview", "gelab", screenspot_v2=93.0, osworld_g=68.04,
