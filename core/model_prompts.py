@@ -451,6 +451,10 @@ class ModelPromptTemplate(PromptTemplate):
     #: UI-Venus-1.5's script drops one final "." of the instruction before filling its prompt.
     drop_final_period: bool = False
 
+    @property
+    def answer_tool(self) -> str | None:
+        return GROUNDING_TOOL if self.answer_format == "tool_call" else None
+
     def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
         text = _fill(self.user, step, geometry, drop_final_period=self.drop_final_period)
         if IMAGE_PLACEHOLDER in self.user:  # the prompt places the screenshot itself (OS-Atlas "Screenshot: <image>")
@@ -569,6 +573,8 @@ def _write_pyautogui(t: ModelPromptTemplate, a: Action, geometry: ImageGeometry)
     return None
 
 
+#: The tool GUI-Owl-1.5's grounding answers call (its system message's only tool; ``tool_call`` format).
+GROUNDING_TOOL = "computer_use"
 #: The 2025-26 grounding models' answers as each writes them: (a click at {x}, {y} in the template's frame, the
 #: refusal or None where the model has none). Parsed back by the format of the same name in :mod:`core.parsers`.
 _GROUNDING_ANSWERS: dict[str, tuple[str, str | None]] = {
@@ -578,10 +584,10 @@ _GROUNDING_ANSWERS: dict[str, tuple[str, str | None]] = {
     "mai_ui": ('<grounding_think>target</grounding_think>\n<answer>\n{{"coordinate": [{x},{y}]}}\n</answer>', None),
     "gelab": ("<THINK> target </THINK>\nexplain:target\taction:CLICK\tpoint:{x},{y}\tsummary:target",
               "<THINK> absent </THINK>\nexplain:absent\taction:ABORT\tvalue:absent\tsummary:absent"),
-    "tool_call": ('<tool_call>\n{{"name": "computer_use", "arguments": {{"action": "left_click", "coordinate": '
-                  '[{x}, {y}]}}}}\n</tool_call>',
-                  '<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "status": "failure"}}'
-                  '\n</tool_call>'),
+    "tool_call": ('<tool_call>\n{{"name": "' + GROUNDING_TOOL + '", "arguments": {{"action": "left_click", '
+                  '"coordinate": [{x}, {y}]}}}}\n</tool_call>',
+                  '<tool_call>\n{"name": "' + GROUNDING_TOOL + '", "arguments": {"action": "terminate", "status": '
+                  '"failure"}}\n</tool_call>'),
 }
 
 

@@ -93,6 +93,11 @@ class PromptTemplate:
         return ImageGeometry.for_model(w, h, factor=self.factor, min_pixels=self.min_pixels,
                                        max_pixels=self.max_pixels)
 
+    @property
+    def answer_tool(self) -> str | None:
+        """The tool its answers call (``tool_call`` formats: ``mobile_use``, ``computer_use``), else None."""
+        return None
+
     def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
         """Chat messages; the user content holds exactly one ``<image>`` placeholder."""
         raise NotImplementedError

@@ -205,10 +205,14 @@ _MOBILE_USE_ACTIONS = ("click", "long_press", "type", "scroll", "swipe", "open_a
                        "press_recent", "press_enter", "wait", "complete", "impossible", "hotkey", "answer")
 
 
+#: The tool the Qwen3-VL mobile agent's answers call.
+MOBILE_USE_TOOL = "mobile_use"
+
+
 def mobile_use_tool(width: int, height: int) -> dict[str, Any]:
     """The ``mobile_use`` function schema (our wording); coordinates on the 0-1000 grid of a WxH screen."""
     return {"type": "function", "function": {
-        "name": "mobile_use",
+        "name": MOBILE_USE_TOOL,
         "description": (
             "Operate an Android phone through its touchscreen, one action per call, looking at the current "
             "screenshot.\n"
@@ -247,6 +251,10 @@ class Qwen3VLMobileTemplate(PromptTemplate):
     """Qwen3-VL ``mobile_use`` agent prompt: tool schema in the system message, answer
     ``Thought: ...\\nAction: ...\\n<tool_call>\\n{...}\\n</tool_call>`` with 0-1000 coordinates."""
 
+    @property
+    def answer_tool(self) -> str:
+        return MOBILE_USE_TOOL
+
     def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
         tool = json.dumps(mobile_use_tool(geometry.width, geometry.height), ensure_ascii=False)
         system = (
@@ -275,7 +283,7 @@ class Qwen3VLMobileTemplate(PromptTemplate):
         for key in ("coordinate", "coordinate2"):
             if args.get(key):
                 args[key] = point_in(tuple(args[key]), geometry, self.frame)  # type: ignore[arg-type]
-        call = json.dumps({"name": "mobile_use", "arguments": args}, ensure_ascii=False)
+        call = json.dumps({"name": MOBILE_USE_TOOL, "arguments": args}, ensure_ascii=False)
         desc = str(step.extra.get("action_description") or describe_action(a))
         thought = str(step.extra.get("thought") or desc)
         return f"Thought: {thought}\nAction: {desc}\n<tool_call>\n{call}\n</tool_call>"

@@ -23,15 +23,24 @@ from core.inference.runner import gold_columns
 from core.prompts import TEMPLATES, get_template
 from core.records import GoldRecord, from_prediction_row, from_reward_inputs
 from core.rewards import score
+from core.rewards.registry import REWARDS
 from core.schema import Step
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"shared data folder {DATA} is absent")
 
-GUIR1_TEMPLATES = [n for n, t in TEMPLATES.items() if t.answer_format == "guir1"]
-TOOL_TEMPLATES = [n for n, t in TEMPLATES.items() if t.answer_format == "tool_call"]
-#: Which rewards read which answer format (r1gui needs <think>/<answer>; gui_agent needs a tool call).
-REWARDS_FOR = {"guir1": ("r1gui", "aitw", "aitw_strict"), "tool_call": ("gui_agent", "aitw", "aitw_strict")}
+#: The rewards checked: one of each family that reads a template's answers (RewardSpec.reads).
+CHECKED_REWARDS = ("r1gui", "gui_agent", "aitw", "aitw_strict")
+
+
+def rewards_for(template: str) -> list[str]:
+    """The checked rewards that score ``template``'s answers, as the reward registry says."""
+    return [r for r in CHECKED_REWARDS if REWARDS[r].reads(TEMPLATES[template])]
+
+
+TRAINED_TEMPLATES = [n for n in TEMPLATES if rewards_for(n)]
+#: Templates of the mobile agent recipe (its reward, gui_agent, reads them), the mobile_use export's targets.
+AGENT_TEMPLATES = [n for n, t in TEMPLATES.items() if REWARDS["gui_agent"].reads(t)]
 
 
 def _screens() -> list[tuple[bytes, tuple[int, int]]]:
@@ -119,7 +128,7 @@ def _check_rows(target: str, template: str, rows: list[dict], steps: list[Step])
         gold = from_reward_inputs(gt, extra)
         assert not gold.frame_inferred and gold.frame is tmpl.frame, (target, template, sid)
         geometry = tmpl.geometry(step)
-        for reward in REWARDS_FOR[tmpl.answer_format]:
+        for reward in rewards_for(template):
             if reward == "aitw_strict" and gold.box is None and gold.point is not None:
                 continue  # "identical point": answers write integers, the gold point is fractional after resizing
             best = score(reward, answer, gt, extra)
@@ -137,13 +146,32 @@ def _check_rows(target: str, template: str, rows: list[dict], steps: list[Step])
     return checked
 
 
-@pytest.mark.parametrize("template", GUIR1_TEMPLATES + TOOL_TEMPLATES)
+@pytest.mark.parametrize("template", TRAINED_TEMPLATES)
 def test_every_exporter_row_scores_its_own_gold_answer_highest(tmp_path, steps, template):
-    targets = ["verl", "swift", "vlmr1"] + (["mobile_use"] if template in TOOL_TEMPLATES else [])
+    targets = ["verl", "swift", "vlmr1"] + (["mobile_use"] if template in AGENT_TEMPLATES else [])
     for target in targets:
         rows, summary = _export(target, steps, tmp_path / target, template)
         assert rows and summary.written == len(rows), (target, template, dict(summary.skipped))
         assert _check_rows(target, template, rows, steps) == len(rows)
+
+
+def test_which_rewards_read_which_template():
+    """GUI-R1 templates: r1gui and aitw; the mobile agent: gui_agent and aitw; GUI-Owl-1.5's computer_use grounding
+    answers: aitw only (gui_agent scores one mobile_use call, the only tool its agent loop executes)."""
+    assert rewards_for("guir1-high") == ["r1gui", "aitw", "aitw_strict"]
+    assert rewards_for("qwen3vl-mobile-use") == ["gui_agent", "aitw", "aitw_strict"]
+    for name in ("guiowl15-grounding", "guiowl15-grounding-refusal"):
+        assert rewards_for(name) == ["aitw", "aitw_strict"]
+        answer = get_template(name).gold_answer(*_click_step())
+        assert score("gui_agent", answer, {"action": "click", "gt_bbox": [0.1, 0.1, 0.9, 0.9]},
+                     {"frame": "normalized"})["overall"] == 0.0
+    assert "guiowl15-grounding" in TRAINED_TEMPLATES and "guiowl15-grounding" not in AGENT_TEMPLATES
+
+
+def _click_step() -> tuple[Step, ImageGeometry]:
+    step = Step.build("c", id="c", image=b"", image_size=(1000, 800), task_type="low", instruction="i",
+                      action=Action(type="click", point=(500.0, 400.0)), bbox=(400.0, 300.0, 600.0, 500.0))
+    return step, get_template("guiowl15-grounding").geometry(step)
 
 
 def test_mobile_use_ground_truth_flavours_read_as_the_core_action(tmp_path, steps):

@@ -38,6 +38,15 @@ class RewardSpec:
     value_key: str
     description: str
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    #: The template answer formats (``PromptTemplate.answer_format``) whose answers it scores; for a reward of one
+    #: tool only, ``tool`` is the tool the answers must call (``PromptTemplate.answer_tool``).
+    formats: frozenset[str] = frozenset()
+    tool: str | None = None
+
+    def reads(self, template: Any) -> bool:
+        """Whether this reward scores the answers of ``template`` (a :class:`core.prompt_base.PromptTemplate`):
+        its gold answer scores the maximum. A template it does not read is no training target for it."""
+        return template.answer_format in self.formats and self.tool in (None, template.answer_tool)
 
     def __call__(self, completion: str, ground_truth: Any, extra_info: Mapping | None = None,
                  **options: Any) -> dict[str, float]:
@@ -77,17 +86,28 @@ def _gui_agent(completion: str, ground_truth: Any, extra_info: Mapping | None = 
     return gui_agent.gui_agent_score(completion, ground_truth, extra_info, weights=w, coord_radius=coord_radius)
 
 
+#: r1gui / gaussian read GUI-R1's <think>/<answer>; gui_agent one mobile_use call in the agent recipe's layout (a
+#: computer_use answer, GUI-Owl-1.5's grounding format, is no call its agent loop executes); aitw every format
+#: parse_action reads, of which the training templates write these two; r1v R1-V's "content: ... assistantos"
+#: layout, which no template writes.
+_GUIR1 = {"formats": frozenset({"guir1"})}
+_ANY = {"formats": frozenset({"guir1", "tool_call"})}
 _SPECS = (
-    RewardSpec("r1gui", _r1gui, r1gui.KEYS, "overall", "GUI-R1 r1gui, corrected (mode=guir1: the published one)"),
+    RewardSpec("r1gui", _r1gui, r1gui.KEYS, "overall", "GUI-R1 r1gui, corrected (mode=guir1: the published one)",
+               **_GUIR1),
     RewardSpec("r1gui_guir1", _r1gui, r1gui.KEYS, "overall", "GUI-R1 r1gui exactly as published",
-               {"mode": "guir1"}),
-    RewardSpec("r1gui_format", _r1gui, r1gui.KEYS, "format", "r1gui format part only (0/1)"),
-    RewardSpec("r1gui_accuracy", _r1gui, r1gui.KEYS, "accuracy", "r1gui accuracy part only (0/1)"),
-    RewardSpec("gaussian", _gaussian, gaussian.KEYS, "overall", "GUI-G2 Gaussian point reward, r1gui's format"),
-    RewardSpec("gaussian_accuracy", _gaussian, gaussian.KEYS, "accuracy", "GUI-G2 Gaussian accuracy part only (0..1)"),
-    RewardSpec("gui_agent", _gui_agent, gui_agent.KEYS, "overall", "dense Qwen3-VL tool-call agent reward"),
-    RewardSpec("aitw", aitw.aitw_score, aitw.KEYS, "overall", "AITW type + tolerant parameter match"),
-    RewardSpec("aitw_strict", aitw.aitw_score, aitw.KEYS, "overall", "AITW type + strict parameter match", {"strict": True}),
+               {"mode": "guir1"}, **_GUIR1),
+    RewardSpec("r1gui_format", _r1gui, r1gui.KEYS, "format", "r1gui format part only (0/1)", **_GUIR1),
+    RewardSpec("r1gui_accuracy", _r1gui, r1gui.KEYS, "accuracy", "r1gui accuracy part only (0/1)", **_GUIR1),
+    RewardSpec("gaussian", _gaussian, gaussian.KEYS, "overall", "GUI-G2 Gaussian point reward, r1gui's format",
+               **_GUIR1),
+    RewardSpec("gaussian_accuracy", _gaussian, gaussian.KEYS, "accuracy", "GUI-G2 Gaussian accuracy part only (0..1)",
+               **_GUIR1),
+    RewardSpec("gui_agent", _gui_agent, gui_agent.KEYS, "overall", "dense Qwen3-VL tool-call agent reward",
+               formats=frozenset({"tool_call"}), tool=gui_agent.TOOL_NAME),
+    RewardSpec("aitw", aitw.aitw_score, aitw.KEYS, "overall", "AITW type + tolerant parameter match", **_ANY),
+    RewardSpec("aitw_strict", aitw.aitw_score, aitw.KEYS, "overall", "AITW type + strict parameter match",
+               {"strict": True}, **_ANY),
     RewardSpec("r1v", r1v.r1v_score, r1v.KEYS, "overall", "R1-V-GUI-agent accuracy + think format, as published"),
     RewardSpec("r1v_accuracy", r1v.r1v_score, r1v.KEYS, "accuracy", "R1-V-GUI-agent accuracy_reward (0, 0.5, 1)"),
     RewardSpec("r1v_format", r1v.r1v_score, r1v.KEYS, "format", "R1-V-GUI-agent format_reward (0 or 0.5)"),
