@@ -416,15 +416,32 @@ OFFICIAL_RESULTS: tuple[OfficialResult, ...] = tuple(r for rows in (
                screenspot_pro=60.0, screenspot_v2=93.6, mmbench_gui=84.0, osworld_g=66.9),
 ) for r in rows)
 
-#: Titles of the benchmarks the official numbers name that the eval registry may not have (yet).
-_TITLES = {"osworld_g": "OSWorld-G", "ui_vision": "UI-Vision", "mmbench_gui": "MMBench-GUI L2"}
+#: The presets whose OSWorld-G refusal ClawGUI-Eval's judge reads (UI-Venus-1.5's [-1,-1], GUI-Owl-1.5's terminate:
+#: clawgui-eval/judge/osworld_g_judge.py "Model refusal signals"), the models its judge script scores with
+#: --include_refusal (scripts/judge/osworld-g_run_judge.sh: "relevant for uivenus15/guiowl15 on osworld-g"); every
+#: other model's Overall leaves the refusal rows out (metric/osworldg_metric.py, its default).
+CLAWGUI_REFUSING = ("uivenus15", "guiowl15")
+
+
+def published_metric(preset: str, benchmark: str) -> str:
+    """The metric a published number of ``preset``'s models on ``benchmark`` is: the registry's
+    ``published_metric`` (``overall``; UI-Vision ``final_avg``, MMBench-GUI L2 ``average``), on OSWorld-G
+    ``overall_no_refusal`` for a model that does not refuse (:data:`CLAWGUI_REFUSING`)."""
+    from core.eval.registry import BENCHMARKS
+
+    bench = BENCHMARKS.get(benchmark)
+    if bench is None:
+        return "overall"
+    if bench.published_metric_no_refusal is not None and preset not in CLAWGUI_REFUSING:
+        return bench.published_metric_no_refusal
+    return bench.published_metric
 
 
 def benchmark_title(name: str) -> str:
-    """The registry's title of benchmark ``name``, else the published name, else ``name`` itself."""
+    """The registry's title of benchmark ``name``, else ``name`` itself."""
     from core.eval.registry import BENCHMARKS
 
-    return BENCHMARKS[name].title if name in BENCHMARKS else _TITLES.get(name, name)
+    return BENCHMARKS[name].title if name in BENCHMARKS else name
 
 
 def shown_official(value: float) -> str:
@@ -433,13 +450,15 @@ def shown_official(value: float) -> str:
 
 
 def official_markdown() -> str:
-    """The reproduction table of docs/presets.md: one row per published number, an empty "reproduced here"
-    column, and the numbered sources below it."""
+    """The reproduction table of docs/presets.md: one row per published number with the metric it is
+    (:func:`published_metric`), an empty "reproduced here" column, and the numbered sources below it."""
     keys = list(dict.fromkeys(r.source for r in OFFICIAL_RESULTS))
-    lines = ["| preset | model | benchmark | official % | source | reproduced here |", "|---|---|---|---|---|---|"]
+    lines = ["| preset | model | benchmark | metric | official % | source | reproduced here |",
+             "|---|---|---|---|---|---|---|"]
     for r in OFFICIAL_RESULTS:
         note = f" ({r.note})" if r.note else ""
-        lines.append(f"| `{r.preset}` | {r.model} | {benchmark_title(r.benchmark)} | {shown_official(r.value)} | "
+        lines.append(f"| `{r.preset}` | {r.model} | {benchmark_title(r.benchmark)} | "
+                     f"`{published_metric(r.preset, r.benchmark)}` | {shown_official(r.value)} | "
                      f"[{keys.index(r.source) + 1}]{note} | |")
     lines.append("")
     lines += [f"{i}. {OFFICIAL_SOURCES[k]}" for i, k in enumerate(keys, 1)]
@@ -448,11 +467,12 @@ def official_markdown() -> str:
 
 @dataclass(frozen=True)
 class OfficialComparison:
-    """A run's accuracy (%) on ``official.benchmark`` beside the published one; ``run`` None when the run has no
-    accuracy there."""
+    """A run's accuracy (%) on ``official.benchmark`` beside the published one; ``metric`` is the run's metric
+    compared (:func:`published_metric`); ``run`` None when the run has no such accuracy."""
 
     official: OfficialResult
     run: float | None
+    metric: str = "overall"
 
     @property
     def delta(self) -> float | None:
@@ -466,17 +486,19 @@ class OfficialComparison:
 
 def compare_official(run: dict[str, Any]) -> list[OfficialComparison]:
     """The published numbers for each benchmark result of ``run`` (a :func:`core.eval.report.load_run` run), for
-    the preset it was scored with (``data.preset``), each beside the run's ``overall`` accuracy. ``ValueError``
-    when no result of the run names a preset."""
+    the preset it was scored with (``data.preset``), each beside the run's accuracy in the published metric
+    (:func:`published_metric`). ``ValueError`` when no result of the run names a preset."""
     rows, presets = [], set()
     for bench, result in run["results"].items():
         preset = (result.get("data") or {}).get("preset")
         if preset is None:
             continue
         presets.add(preset)
-        overall = (result.get("metrics") or {}).get("overall")
-        value = 100 * overall if isinstance(overall, (int, float)) and not isinstance(overall, bool) else None
-        rows += [OfficialComparison(r, value) for r in OFFICIAL_RESULTS if r.preset == preset and r.benchmark == bench]
+        metric = published_metric(preset, bench)
+        got = (result.get("metrics") or {}).get(metric)
+        value = 100 * got if isinstance(got, (int, float)) and not isinstance(got, bool) else None
+        rows += [OfficialComparison(r, value, metric) for r in OFFICIAL_RESULTS
+                 if r.preset == preset and r.benchmark == bench]
     if not presets:
         raise ValueError(f"run {run['name']!r} was not scored with --preset: the official numbers are per preset "
                          "(gui-agent eval --preset NAME)")
@@ -540,6 +562,6 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     return out
 
 
-__all__ = ["GUIR1_SCREENSPOT_MAX_PIXELS", "OFFICIAL_RESULTS", "OFFICIAL_SOURCES", "REPRODUCED_WITHIN",
+__all__ = ["CLAWGUI_REFUSING", "GUIR1_SCREENSPOT_MAX_PIXELS", "OFFICIAL_RESULTS", "OFFICIAL_SOURCES", "REPRODUCED_WITHIN",
            "AmbiguousBenchmark", "Generation", "MAX_IMAGE_SIDE", "OfficialComparison", "OfficialResult", "PRESETS", "Preset",
-           "benchmark_title", "compare_official", "get_preset", "official_markdown", "reparse_row", "shown_official"]
+           "benchmark_title", "compare_official", "get_preset", "official_markdown", "published_metric", "reparse_row", "shown_official"]

@@ -23,6 +23,7 @@ from core.presets import (
     compare_official,
     get_preset,
     official_markdown,
+    published_metric,
     reparse_row,
 )
 
@@ -331,7 +332,8 @@ def test_eval_compare_official(hit_every, screenspot, tmp_path):
     reproduced = accuracy >= published.value - REPRODUCED_WITHIN
     assert cells[:6] == ["ScreenSpot", "GUI-G2-7B", f"{published.value:.1f}", f"{accuracy:.2f}",
                          f"{accuracy - published.value:+.2f}", "yes" if reproduced else "no"]
-    assert cells[6] == OFFICIAL_SOURCES[published.source] and md.read_text() == res.output.rstrip("\n")
+    assert cells[6] == OFFICIAL_SOURCES[published.source] and cells[7] == "`overall`"
+    assert md.read_text() == res.output.rstrip("\n")
 
 
 def test_eval_compare_official_needs_a_preset_run(screenspot, tmp_path):
@@ -349,12 +351,28 @@ def test_eval_compare_official_needs_a_preset_run(screenspot, tmp_path):
 
 
 def test_compare_official_takes_any_benchmark_name():
-    """Benchmarks named as the published tables name them (OSWorld-G here), whether or not the eval registry has
-    them yet: every model of the preset, and the 2-point criterion on each."""
-    run = {"name": "mine", "results": {"osworld_g": {"metrics": {"overall": 0.55}, "data": {"preset": "mai_ui"}}}}
+    """Benchmarks named as the published tables name them (OSWorld-G here): every model of the preset, and the
+    2-point criterion on each."""
+    run = {"name": "mine", "results": {"osworld_g": {"metrics": {"overall": 0.40, "overall_no_refusal": 0.55},
+                                                     "data": {"preset": "mai_ui"}}}}
     rows = compare_official(run)
     published = [r for r in OFFICIAL_RESULTS if r.preset == "mai_ui" and r.benchmark == "osworld_g"]
     assert [c.official for c in rows] == published and len(published) == 2
     for c in rows:
         assert c.run == pytest.approx(55.0) and c.reproduced == (55.0 >= c.official.value - REPRODUCED_WITHIN)
     assert {c.reproduced for c in rows} == {True, False}
+
+
+@pytest.mark.parametrize(("preset", "benchmark", "metric"), [
+    ("uivenus15", "ui_vision", "final_avg"), ("infigui_g1", "mmbench_gui", "average"),
+    ("guiowl15", "osworld_g", "overall"), ("uivenus15", "osworld_g", "overall"),
+    ("gta1", "osworld_g", "overall_no_refusal"), ("step_gui", "osworld_g", "overall_no_refusal"),
+    ("gta1", "screenspot_pro", "overall")])
+def test_compare_official_reads_the_published_metric(preset, benchmark, metric):
+    """The run's number is the metric the published tables report (the registry's published_metric; on OSWorld-G
+    the refusal rows count only for the models whose refusal ClawGUI-Eval's judge reads), not its overall."""
+    assert published_metric(preset, benchmark) == metric
+    others = {"overall": 0.1, "overall_no_refusal": 0.2, "final_avg": 0.3, "average": 0.4}
+    run = {"name": "mine", "results": {benchmark: {"metrics": {**others, metric: 0.9}, "data": {"preset": preset}}}}
+    rows = compare_official(run)
+    assert rows and all(c.run == pytest.approx(90.0) and c.metric == metric for c in rows)

@@ -259,7 +259,9 @@ def register(app: typer.Typer) -> None:
         overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --markdown."),
         official: bool = typer.Option(False, "--official", help=(
             "Instead of a second run: the published numbers of the models of the run's --preset on its benchmarks "
-            f"(core.presets.OFFICIAL_RESULTS), each beside the run's accuracy; reproduced = at most "
+            "(core.presets.OFFICIAL_RESULTS), each beside the run's accuracy in the metric the tables publish "
+            "(UI-Vision final_avg, MMBench-GUI L2 average, OSWorld-G overall, overall_no_refusal for a model that "
+            f"does not refuse; else overall); reproduced = at most "
             f"{REPRODUCED_WITHIN:g} points below (ClawGUI-Eval's criterion).")),
     ) -> None:
         """Two runs side by side, with the difference in points; or one run beside the published numbers."""
@@ -300,11 +302,11 @@ def _official_table(run: dict) -> str:
     if not rows:
         return f"{name}: no published number for its preset on its benchmarks ({', '.join(run['results'])})"
     lines = [f"| benchmark | model | official % | {name} % | Δ | reproduced (>= official - {REPRODUCED_WITHIN:g}) "
-             "| source |", "|---|---|---|---|---|---|---|"]
+             "| source | metric |", "|---|---|---|---|---|---|---|---|"]
     for c in rows:
         r = c.official
         here = "-" if c.run is None else f"{c.run:.2f}"
         delta = "-" if c.delta is None else f"{c.delta:+.2f}"
         lines.append(f"| {benchmark_title(r.benchmark)} | {r.model} | {shown_official(r.value)} | {here} | {delta} | "
-                     f"{'yes' if c.reproduced else 'no'} | {OFFICIAL_SOURCES[r.source]} |")
+                     f"{'yes' if c.reproduced else 'no'} | {OFFICIAL_SOURCES[r.source]} | `{c.metric}` |")
     return "\n".join(lines)

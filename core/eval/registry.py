@@ -113,6 +113,11 @@ class Benchmark:
     definitions: dict[str, str]
     breakdown: str = "screenspot"  # grounding: screenspot | osworld_g | ui_vision | mmbench_gui
     headline: tuple[str, ...] = ()  # metrics tables show first (empty: core.eval.report's default)
+    #: The metric the benchmark's published tables report (``eval-compare --official`` compares it).
+    published_metric: str = "overall"
+    #: Where published numbers differ by model: the metric of a model that does not refuse (OSWorld-G), see
+    #: :func:`core.presets.published_metric`.
+    published_metric_no_refusal: str | None = None
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -124,11 +129,12 @@ def _grounding(name: str, title: str, source: str) -> Benchmark:
                      {"strict": GROUNDING_STRICT, "guir1": GROUNDING_GUIR1})
 
 
-def _region_grounding(name: str, title: str, source: str, definition: str, headline: tuple[str, ...]) -> Benchmark:
+def _region_grounding(name: str, title: str, source: str, definition: str, headline: tuple[str, ...],
+                      **published: str) -> Benchmark:
     """A grounding benchmark whose gold may be a polygon or a refusal, with its paper's breakdown (strict only:
-    GUI-R1's evaluator does not cover it)."""
+    GUI-R1's evaluator does not cover it); its published metric is the first of ``headline``."""
     return Benchmark(name, title, "grounding", "other", f"{name}_test.json", source, {"strict": definition},
-                     breakdown=name, headline=headline)
+                     breakdown=name, headline=headline, published_metric=headline[0], **published)
 
 
 def _navigation(name: str, title: str, table: str, paper: str) -> Benchmark:
@@ -155,7 +161,10 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
         "classification_result.json of github.com/xlang-ai/OSWorld-G; refusal denominators as in "
         "clawgui-eval/judge/osworld_g_judge.py + metric/osworldg_metric.py of github.com/ZJU-REAL/ClawGUI "
         "(commit d990d3e3).",
-        OSWORLD_G_STRICT, ("overall", "overall_no_refusal", "refusal")),
+        # The paper's Overall counts every row, refusal rows too; ClawGUI-Eval (metric/osworldg_metric.py) leaves
+        # them out unless the model refuses (--include_refusal, scripts/judge/osworld-g_run_judge.sh).
+        OSWORLD_G_STRICT, ("overall", "overall_no_refusal", "refusal"),
+        published_metric_no_refusal="overall_no_refusal"),
     _region_grounding(
         "ui_vision", "UI-Vision",
         "UI-Vision (Nayak et al., ICML 2025, arXiv:2503.15661), element grounding table (Basic / Functional / "
