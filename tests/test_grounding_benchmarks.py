@@ -300,18 +300,30 @@ def _gold_answer(step, far: bool) -> str:
     return f"<answer>[{{'action': 'click', 'point': [{x}, {y}], 'input_text': 'no input text'}}]</answer>"
 
 
-@pytest.mark.parametrize(("source", "inputs", "headline"), [
-    ("osworld_g", lambda root: [root], ("overall", "overall_no_refusal", "refusal")),
-    ("ui_vision", lambda root: [root / "annotations", "--images", root / "images"],
-     ("final_avg", "basic", "functional", "spatial")),
-    ("mmbench_gui", lambda root: [root, "--images", root / "offline_images"], ("average", "basic", "advanced")),
-])
-def test_convert_then_eval_all_hit_and_all_miss(source, inputs, headline, request, tmp_path):
-    root = request.getfixturevalue(source)
-    r = runner.invoke(app, ["data", "convert", "--from", source, "--to", "unified", "--name", source,
-                            "--output", str(tmp_path / "unified"), "--input", *map(str, inputs(root))])
+#: ``data convert --input`` (and ``--images``) of each fixture folder.
+CONVERT_INPUTS = {
+    "osworld_g": lambda root: [root],
+    "ui_vision": lambda root: [root / "annotations", "--images", root / "images"],
+    "mmbench_gui": lambda root: [root, "--images", root / "offline_images"],
+}
+
+
+def convert(source: str, root: Path, out: Path, name: str | None = None) -> Path:
+    """``gui-agent data convert --from SOURCE --to unified`` of the fixture at ``root``: the unified parquet."""
+    name = name or source
+    r = runner.invoke(app, ["data", "convert", "--from", source, "--to", "unified", "--name", name,
+                            "--output", str(out), "--input", *map(str, CONVERT_INPUTS[source](root))])
     assert r.exit_code == 0, r.output
-    steps = list(iter_steps(tmp_path / "unified" / f"{source}.parquet"))
+    return out / f"{name}.parquet"
+
+
+@pytest.mark.parametrize(("source", "headline"), [
+    ("osworld_g", ("overall", "overall_no_refusal", "refusal")),
+    ("ui_vision", ("final_avg", "basic", "functional", "spatial")),
+    ("mmbench_gui", ("average", "basic", "advanced")),
+])
+def test_convert_then_eval_all_hit_and_all_miss(source, headline, request, tmp_path):
+    steps = list(iter_steps(convert(source, request.getfixturevalue(source), tmp_path / "unified")))
     assert len(steps) >= 4
     for far, expected in ((False, 1.0), (True, 0.0)):
         rows = [{"id": s.id, "instruction": s.instruction, **gold_columns(s), "group": s.group, "ui_type": s.ui_type,
@@ -329,3 +341,17 @@ def test_convert_then_eval_all_hit_and_all_miss(source, inputs, headline, reques
             assert result["metrics"][key] == expected, key
             assert key in r.output
         assert set(result["metrics"]["per_group"].values()) == {expected}
+
+
+@pytest.mark.parametrize("source", list(CONVERT_INPUTS))
+def test_infer_reads_the_benchmark_from_converted_rows(source, request, tmp_path):
+    """A converted file named after nothing: its rows' source decides the benchmark, so a preset with a prompt of
+    its own for the benchmark (GUI-Owl-1.5's refusal sentence on OSWorld-G) sends that one."""
+    path = convert(source, request.getfixturevalue(source), tmp_path, name="mine")
+    r = runner.invoke(app, ["infer", "--backend", "hf", "--model", "m", "--input", str(path), "--output",
+                            str(tmp_path / "never.json"), "--preset", "guiowl15", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert f"benchmark {source}" in r.output and f"its rows' source '{source}'" in r.output, r.output
+    rows = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    template = "guiowl15-grounding-refusal" if source == "osworld_g" else "guiowl15-grounding"
+    assert rows and {row["template"] for row in rows} == {template}

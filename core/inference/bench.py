@@ -64,8 +64,10 @@ def count_rows(path: str | Path) -> int:
 
 
 #: Unified rows' ``source`` values (written by ``gui-agent data convert``) that name a registered benchmark.
-#: ScreenSpot's v1, v2 and Pro files all say ``screenspot``: every preset treats the three alike.
-SOURCE_BENCHMARKS = {"screenspot": "screenspot", "aitw": "aitw", "guiodyssey": "guiodyssey", "mind2web": "mind2web"}
+#: ScreenSpot's v1, v2 and Pro files all say ``screenspot``: every preset treats the three alike. The readers of
+#: OSWorld-G, UI-Vision and MMBench-GUI (:mod:`core.data.ingest`) write their benchmark's name.
+SOURCE_BENCHMARKS = {name: name for name in ("screenspot", "aitw", "guiodyssey", "mind2web", "osworld_g", "ui_vision",
+                                             "mmbench_gui")}
 #: History strings that mean "no earlier step" (GUI-R1's parquet writes `` \nNone\n`` for a first step).
 _NO_HISTORY = ("", "none", "[]", "null")
 

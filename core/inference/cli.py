@@ -150,6 +150,7 @@ def infer(
         from core.inference.runner import dry_run_rows
 
         for job, job_policy in zip(jobs, policies, strict=True):
+            typer.echo(_job_line(job, job_policy, "none (--dry-run)", zoom), err=True)
             for row in dry_run_rows(job.input, job.layout, images, job.template, job_policy, gen, limit, zoom):
                 typer.echo(json.dumps(row, ensure_ascii=False))
         return
@@ -190,12 +191,7 @@ def infer(
     failed, written, reasons = 0, 0, Counter()
     try:
         for job, policy in zip(jobs, policies, strict=True):
-            typer.echo(f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
-                       f"{backend.value}, prompt {job.template or 'training template per step'}, resize "
-                       f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
-                       f"{f', from {policy.recipe}' if policy.recipe else ''})"
-                       f"{f'; zoom {zoom:g} (crop-then-ground, grounding rows)' if zoom is not None else ''}"
-                       f"{f'; {job.found.describe()}' if job.found else ''}", err=True)
+            typer.echo(_job_line(job, policy, backend.value, zoom), err=True)
             with user_errors(prefix=f"{job.input}: "):
                 summary = run_inference(iter_benchmark(job.input, images_dir=images, layout=job.layout),
                                         runner_backend, job.output, template=job.template, policy=policy,
@@ -228,6 +224,17 @@ class _Job:
     benchmark: str | None = None
     #: with --preset: what the input holds and how that was read (:func:`core.inference.bench.input_benchmark`)
     found: InputBenchmark | None = None
+
+
+def _job_line(job: _Job, policy, backend: str, zoom: float | None) -> str:
+    """The ``infer:`` line of one input: rows, output, prompt, resize, zoom and (with --preset) its benchmark and
+    where that was read."""
+    return (f"infer: {job.input} ({job.layout}, {job.total} rows) -> {job.output}; backend "
+            f"{backend}, prompt {job.template or 'training template per step'}, resize "
+            f"{policy.min_pixels}..{policy.max_pixels} px (factor {policy.factor}"
+            f"{f', from {policy.recipe}' if policy.recipe else ''})"
+            f"{f'; zoom {zoom:g} (crop-then-ground, grounding rows)' if zoom is not None else ''}"
+            f"{f'; {job.found.describe()}' if job.found else ''}")
 
 
 def _preset(name: str | None):
