@@ -376,3 +376,14 @@ def test_compare_official_reads_the_published_metric(preset, benchmark, metric):
     run = {"name": "mine", "results": {benchmark: {"metrics": {**others, metric: 0.9}, "data": {"preset": preset}}}}
     rows = compare_official(run)
     assert rows and all(c.run == pytest.approx(90.0) and c.metric == metric for c in rows)
+
+
+@pytest.mark.parametrize("command", ["infer", "eval"])
+def test_preset_help_lists_every_preset(command):
+    """``--preset`` help of infer and eval is built from PRESETS, so a new preset is listed in both."""
+    from core.presets import PRESETS
+
+    res = runner.invoke(app, [command, "--help"], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    words = set(res.output.replace(",", " ").replace("(", " ").replace(")", " ").replace(":", " ").split())
+    assert set(PRESETS) <= words, set(PRESETS) - words

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from core.console import print_error
+from core.eval.registry import BENCHMARKS
 from core.inference.options import TRAINING_TEMPLATE, BackendName
+from core.presets import PRESETS
 
 if TYPE_CHECKING:
     from core.inference.bench import InputBenchmark
@@ -71,12 +73,11 @@ def infer(
         "Largest screenshot (width x height) accepted; larger ones are row errors [default: Pillow's 89478485]."
     ))] = None,
     preset: Annotated[str | None, typer.Option(help=(
-        "Model preset (core.presets: guir1, uitars, uitars15, os_atlas, qwen25vl, qwen3vl, uground, seeclick, "
-        "aguvis): the authors' prompt for each input's benchmark, answer parser, coordinate frame, generation "
+        f"Model preset (core.presets: {', '.join(PRESETS)}): the authors' prompt for each input's benchmark, answer parser, coordinate frame, generation "
         "settings and pixel bounds; explicit flags win."))] = None,
     benchmark: Annotated[list[str] | None, typer.Option(help=(
-        "With --preset: the benchmark of the input (core.eval.registry name: screenspot, screenspot_v2, "
-        "screenspot_pro, androidcontrol_low, androidcontrol_high, guiodyssey, ...), once or once per --input "
+        f"With --preset: the benchmark of the input (core.eval.registry name: {', '.join(BENCHMARKS)}), once or "
+        "once per --input "
         "[default: read from the file: its rows' benchmark field, a <benchmark>_test file name or the rows' "
         "source, and the kind of task from its rows; a file that does not decide the prompt is an error]."))] = None,
     zoom: Annotated[float | None, typer.Option(metavar="SHARE", help=(
