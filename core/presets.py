@@ -517,8 +517,14 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     """``row`` (a prediction row) with ``pred_action`` / ``pred_coord`` (ORIGINAL pixels) / ``pred_input_text`` /
     ``parse_ok`` / ``parse_error`` recomputed from its raw ``pred`` with the preset's parser and frame, whatever
     they said before. The resized size is the row's ``resize.resized_size`` when recorded, else the preset's
-    resize of ``image_size``. A row without usable ``pred`` or ``image_size`` gets ``parse_error`` set."""
+    resize of ``image_size``. A zoom row whose fields hold the second answer (``zoom.used`` ``second``,
+    ``infer --zoom``) is re-parsed from that answer, on the crop as the model saw it, and mapped back as
+    :mod:`core.inference.zoom` maps it (:func:`core.inference.zoom.second_answer`, then
+    :func:`core.geometry.from_crop`). A row without usable ``pred``, ``image_size`` or zoom record gets
+    ``parse_error`` set."""
     from core.actions import NO_INPUT_TEXT
+    from core.geometry import from_crop
+    from core.inference.zoom import second_answer
     from core.parsers import parse_action
 
     out = dict(row, pred_action=None, pred_coord=None, pred_input_text=NO_INPUT_TEXT, parse_ok=False,
@@ -535,16 +541,18 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     except NumberError as e:
         out["parse_error"] = str(e)
         return out
-    resize = row.get("resize") if isinstance(row.get("resize"), dict) else {}
-    resized = resize.get("resized_size")
-    if (isinstance(resized, (list, tuple)) and len(resized) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE for v in resized)):
-        geometry = ImageGeometry(width, height, int(resized[0]), int(resized[1]))
-    else:
+    zoom = row.get("zoom")
+    crop = None
+    if isinstance(zoom, dict) and zoom.get("used") == "second":
         try:
-            geometry = preset.geometry(width, height, benchmark)
+            text, geometry, crop = second_answer(zoom, MAX_IMAGE_SIDE)
         except ValueError as e:
-            out["parse_error"] = f"image_size: {e}"
+            out["parse_error"] = str(e)
+            return out
+    else:
+        geometry = _row_geometry(row, preset, benchmark, width, height)
+        if isinstance(geometry, str):
+            out["parse_error"] = geometry
             return out
     result = parse_action(text, fmt=preset.parser)
     if not result.ok or result.action is None:
@@ -556,10 +564,28 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
         out["parse_error"] = str(e)
         out["pred_action"] = result.action.action
         return out
+    point = action.point
+    if point is not None and crop is not None:
+        point = from_crop(point, crop)
     out.update(parse_ok=True, parse_error=None, pred_action=action.type,
-               pred_coord=None if action.point is None else [float(action.point[0]), float(action.point[1])],
+               pred_coord=None if point is None else [float(point[0]), float(point[1])],
                pred_input_text=action.guir1_input_text())
     return out
+
+
+def _row_geometry(row: dict[str, Any], preset: Preset, benchmark: str | None, width: int,
+                  height: int) -> ImageGeometry | str:
+    """The geometry a row's ``pred`` was given in: its recorded ``resize.resized_size``, else the preset's resize
+    of ``width`` x ``height``; the reason as a string when neither can be had."""
+    resize = row.get("resize") if isinstance(row.get("resize"), dict) else {}
+    resized = resize.get("resized_size")
+    if (isinstance(resized, (list, tuple)) and len(resized) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE for v in resized)):
+        return ImageGeometry(width, height, int(resized[0]), int(resized[1]))
+    try:
+        return preset.geometry(width, height, benchmark)
+    except ValueError as e:
+        return f"image_size: {e}"
 
 
 __all__ = ["CLAWGUI_REFUSING", "GUIR1_SCREENSPOT_MAX_PIXELS", "OFFICIAL_RESULTS", "OFFICIAL_SOURCES", "REPRODUCED_WITHIN",

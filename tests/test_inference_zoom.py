@@ -447,3 +447,34 @@ def test_from_crop_and_to_crop_are_exact_inverses(x1, y1, kx, ky):
     p = (kx / 1024, ky / 1024)  # any float a parser yields at 1/1024-pixel steps is exact here
     assert from_crop(to_crop(p, box), box) == p
     assert to_crop(from_crop(p, box), box) == p
+
+
+# ------------------------------------------------------------------------------------------------ eval --preset
+
+
+def test_eval_preset_reparses_the_second_answer_on_the_crop(bench, tmp_path):
+    """``eval --preset`` on a zoom run re-parses the answer the row's fields hold (``zoom.used`` second): on the
+    crop's resized size, plus the crop's offset, the point infer wrote; the first answer (``pred``) moved far
+    away changes nothing. A broken zoom record is a parse error, never an exception."""
+    from core.presets import get_preset, reparse_row
+
+    out = tmp_path / "screenspot_test.json"
+    r, rows = _infer(bench["real"], out, "gold", "--zoom", "0.5", "--preset", "guiowl15")
+    assert r.exit_code == 0, r.output
+    preset = get_preset("guiowl15")
+    far = '<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [0, 0]}}\n</tool_call>'
+    for row in rows:
+        assert row["zoom"]["used"] == "second" and row["template"] == "guiowl15-grounding"
+        again = reparse_row(dict(row, pred=far), preset, "screenspot")
+        assert again["parse_ok"] and again["pred_coord"] == pytest.approx(row["pred_coord"], abs=1e-9)
+        first_only = reparse_row(dict(row, pred=far, zoom=dict(row["zoom"], used="first")), preset, "screenspot")
+        assert first_only["pred_coord"] != pytest.approx(row["pred_coord"], abs=1.0)
+        for broken in ({"crop": None}, {"crop_resized_size": [0, 5]}, {"second_pred": 7}, {"crop": [5, 5, 5, 9]}):
+            bad = reparse_row(dict(row, zoom={**row["zoom"], **broken}), preset, "screenspot")
+            assert not bad["parse_ok"] and bad["parse_error"].startswith("zoom"), bad
+    out.write_text("".join(json.dumps(dict(row, pred=far)) + "\n" for row in rows))
+    report = tmp_path / "eval.json"
+    ev = runner.invoke(app, ["eval", "--predictions", str(out), "--benchmark", "screenspot", "--preset", "guiowl15",
+                             "--json", str(report)])
+    assert ev.exit_code == 0, ev.output
+    assert json.loads(report.read_text())["metrics"]["overall"] == 1.0

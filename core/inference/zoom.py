@@ -20,10 +20,10 @@ point) or whose second answer has none. Each row of a zoom run says what happene
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.geometry import from_crop, zoom_box, zoom_size
+from core.geometry import ImageGeometry, from_crop, zoom_box, zoom_size
 from core.inference.backends import Backend
 from core.inference.requests import InferenceRequest, ResizePolicy, build_request
 from core.inference.rows import parse_answer
@@ -98,6 +98,29 @@ def zoom_in(backend: Backend, pairs: Sequence[tuple[InferenceRequest, dict[str, 
         record["used"] = "second"
 
 
+def second_answer(record: Mapping[str, Any], max_side: int) -> tuple[str, ImageGeometry, tuple[int, int, int, int]]:
+    """What a prediction row's ``zoom`` record (:func:`zoom_record`, ``used`` ``second``) says of its second answer:
+    the raw text, the geometry it was given in (the crop's ORIGINAL pixels resized to ``crop_resized_size``, so a
+    parser's frame maps to crop pixels) and the crop, whose :func:`from_crop` takes a crop-pixel point back to the
+    screenshot as :func:`zoom_in` does. ``ValueError`` naming the field when the record (read from a file) does not
+    hold them: sides are integers in 1..``max_side``."""
+    text, crop, resized = record.get("second_pred"), record.get("crop"), record.get("crop_resized_size")
+    if not isinstance(text, str):
+        raise ValueError("zoom.second_pred: no second raw answer")
+
+    def ints(value: object, n: int, field: str) -> list[int]:
+        if not (isinstance(value, (list, tuple)) and len(value) == n
+                and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= max_side for v in value)):
+            raise ValueError(f"zoom.{field}: expected {n} integers in 0..{max_side}, got {value!r}")
+        return list(value)
+
+    x1, y1, x2, y2 = ints(crop, 4, "crop")
+    rw, rh = ints(resized, 2, "crop_resized_size")
+    if x2 <= x1 or y2 <= y1 or rw == 0 or rh == 0:
+        raise ValueError(f"zoom: an empty crop {crop!r} or resized size {resized!r}")
+    return text, ImageGeometry(x2 - x1, y2 - y1, rw, rh), (x1, y1, x2, y2)
+
+
 def dry_run_zoom(step: Step, policy: ResizePolicy, share: float) -> dict[str, Any]:
     """What ``--dry-run`` shows of the zoom settings for ``step``: the share and, for a grounding row, the crop's
     size in ORIGINAL pixels and as the model will see it (where it lies depends on the first answer)."""
@@ -112,4 +135,4 @@ def dry_run_zoom(step: Step, policy: ResizePolicy, share: float) -> dict[str, An
             "crop_centre": "the first answer's point, shifted to keep the crop inside the screenshot"}
 
 
-__all__ = ["NAVIGATION_NOTE", "dry_run_zoom", "zoom_in", "zoom_record"]
+__all__ = ["NAVIGATION_NOTE", "dry_run_zoom", "second_answer", "zoom_in", "zoom_record"]
