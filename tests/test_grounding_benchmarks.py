@@ -34,30 +34,34 @@ def _blank_png(path: Path, size) -> None:
         Image.new("RGB", (int(size[0]), int(size[1])), "white").save(path)
 
 
+def prepared(source: str, dest: Path) -> Path:
+    """A copy of the fixture folder of ``source`` in ``dest``, with blank screenshots of the rows' sizes where its
+    rows point (OSWorld-G: ``images/``, the repository's benchmark/ layout; UI-Vision: ``images/``; MMBench-GUI:
+    ``offline_images/<platform>/``)."""
+    root = shutil.copytree(FIXTURES / source, dest / source)
+    files = {"osworld_g": [root / "OSWorld-G.json"], "mmbench_gui": [root / "L2_annotations.json"],
+             "ui_vision": sorted((root / "annotations" / "element_grounding").glob("*.json"))}[source]
+    for f in files:
+        for row in json.loads(f.read_text()):
+            where = (root / "offline_images" / row["platform"] / Path(row["image_path"]).name
+                     if source == "mmbench_gui" else root / "images" / row["image_path"])
+            _blank_png(where, row["image_size"])
+    return root
+
+
 @pytest.fixture
 def osworld_g(tmp_path) -> Path:
-    """The OSWorld-G fixture with blank screenshots in ``images/`` (the repository's benchmark/ layout)."""
-    root = shutil.copytree(FIXTURES / "osworld_g", tmp_path / "osworld_g")
-    for row in json.loads((root / "OSWorld-G.json").read_text()):
-        _blank_png(root / "images" / row["image_path"], row["image_size"])
-    return root
+    return prepared("osworld_g", tmp_path)
 
 
 @pytest.fixture
 def ui_vision(tmp_path) -> Path:
-    root = shutil.copytree(FIXTURES / "ui_vision", tmp_path / "ui_vision")
-    for f in (root / "annotations" / "element_grounding").glob("*.json"):
-        for row in json.loads(f.read_text()):
-            _blank_png(root / "images" / row["image_path"], row["image_size"])
-    return root
+    return prepared("ui_vision", tmp_path)
 
 
 @pytest.fixture
 def mmbench_gui(tmp_path) -> Path:
-    root = shutil.copytree(FIXTURES / "mmbench_gui", tmp_path / "mmbench_gui")
-    for row in json.loads((root / "L2_annotations.json").read_text()):
-        _blank_png(root / "offline_images" / row["platform"] / Path(row["image_path"]).name, row["image_size"])
-    return root
+    return prepared("mmbench_gui", tmp_path)
 
 
 def read(source: str, path: Path, **kw):

@@ -156,7 +156,11 @@ def _in_frame(preset: str, xy: tuple[float, float]) -> tuple[float, float]:
 
 def _answer(preset: str, xy: tuple[float, float]) -> str:
     """A hit/miss answer at ORIGINAL point ``xy`` written as the preset's model writes it."""
-    x, y = _in_frame(preset, xy)
+    return answer_in_frame(preset, *_in_frame(preset, xy))
+
+
+def answer_in_frame(preset: str, x: float, y: float) -> str:
+    """A click at (x, y) of the preset's frame, written as the preset's model writes it."""
     xi, yi = round(x), round(y)
     return {
         "guir1": f"<think>t</think> <answer>[{{'action': 'click', 'point': [{xi}, {yi}], "

@@ -259,12 +259,8 @@ def test_refusal_is_parsed_as_a_refusal(preset):
 
 @pytest.mark.parametrize("preset", [p for p in NEW if REFUSALS[p] is not None])
 def test_refusal_scores_on_osworld_gs_refusal_rows(preset, tmp_path):
-    """On OSWorld-G (when the registry has it) a refusal row is hit by the model's refusal and missed by a click;
-    a row with a target, the other way round."""
-    from core.eval.registry import BENCHMARKS
-
-    if "osworld_g" not in BENCHMARKS:
-        pytest.skip("no osworld_g benchmark in core.eval.registry")
+    """On OSWorld-G a refusal row is hit by the model's refusal and missed by a click; a row with a target, the
+    other way round."""
     base = {"gt_input_text": "no input text", "group": "text_matching", "ui_type": "text", "image_size": [1000, 500],
             "instruction": "open it", "resize": {"resized_size": [1000, 500]}}
     absent = {**base, "gt_action": "impossible", "gt_bbox": [-100.0, -100.0]}
