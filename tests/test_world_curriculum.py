@@ -64,6 +64,23 @@ def test_splits_are_disjoint_and_list_every_family_seed_by_seed():
         world.list_tasks("curriculum_validation")
 
 
+def test_skip_leaves_out_the_layout_seeds_an_earlier_export_took(tmp_path):
+    """`world export --skip K` (the demo's sharpening prompts: seeds its SFT never used) continues the family-filtered
+    list where `--n K` ended, seed by seed."""
+    fams = ["scroll_direction", "go_back"]
+    first, rest = world.list_tasks("curriculum_train", 6, fams), world.list_tasks("curriculum_train", 4, fams, skip=6)
+    assert [t.id for t in first + rest] == [t.id for t in world.list_tasks("curriculum_train", 10, fams)]
+    assert min(t.seed for t in rest) == max(t.seed for t in first) + 1
+    out = tmp_path / "later.parquet"
+    done = runner.invoke(app, ["world", "export", "--split", "curriculum_train", "--families", ",".join(fams),
+                                    "--skip", "6", "--n", "2", "--levels", "high", "--output", str(out)])
+    assert done.exit_code == 0, done.output
+    assert sorted(pd.read_parquet(out)["id"].str.split("/").str[1]) == sorted(t.id for t in rest[:2])
+    past = runner.invoke(app, ["world", "export", "--split", "curriculum_val", "--skip", "99999", "--output",
+                                    str(tmp_path / "none.parquet")])
+    assert past.exit_code == 2 and "--skip 99999 leaves no task" in past.output
+
+
 def test_families_are_text_or_visual():
     assert CURRICULUM_FAMILIES == (*TEXT_FAMILIES, *VISUAL_FAMILIES) and set(CURRICULUM_FAMILIES) <= set(FAMILIES)
     assert {FAMILIES[f].max_actions for f in CURRICULUM_FAMILIES} == {1, 2}

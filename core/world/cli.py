@@ -38,7 +38,7 @@ def selection(value: str, option: str) -> list[str]:
     return chosen
 
 
-def _tasks(split: str, n: int | None = None, families: str | None = None):
+def _tasks(split: str, n: int | None = None, families: str | None = None, skip: int = 0):
     from core.outputs import user_errors
     from core.world import SPLIT_NAMES, list_tasks
 
@@ -47,7 +47,7 @@ def _tasks(split: str, n: int | None = None, families: str | None = None):
     with user_errors():
         chosen = None if families is None else selection(families, "--families")
     try:
-        return list_tasks(split, n, chosen)
+        return list_tasks(split, n, chosen, skip=skip)
     except ValueError as e:  # the split is known: what list_tasks refuses is a family
         raise typer.BadParameter(str(e), param_hint="'--families'") from None
 
@@ -140,6 +140,9 @@ def export_cmd(split: str = _SPLIT,
                families: str | None = typer.Option(None, "--families", help="sim-phone: comma-separated task "
                                                    "families; only their tasks, in the split's order (--n counts "
                                                    "them)."),
+               skip: int = typer.Option(0, "--skip", min=0, help="sim-phone: leave out the split's first K tasks "
+                                                                  "(after --families), e.g. the layout seeds another "
+                                                                  "export already took."),
                output: Path = typer.Option(..., "--output", help="Unified parquet file to write."),
                levels: str = typer.Option("low,high,grounding", "--levels",
                                           help="Comma-separated row kinds: low, high, grounding."),
@@ -172,7 +175,9 @@ def export_cmd(split: str = _SPLIT,
         with user_errors(prefix=f"cannot write {output}: "):
             _export_other_env(env, miniwob_tasks, n, seed, output, chosen)
         return
-    tasks = _tasks(split, n, families)
+    tasks = _tasks(split, n, families, skip)
+    if not tasks:
+        raise typer.BadParameter(f"--skip {skip} leaves no task of split {split!r}", param_hint="'--skip'")
     with user_errors(prefix=f"cannot write {output}: "):
         total, counts = export(tasks, output, chosen, extra_grounding=grounding_per_screen,
                                instructions_per_screen=instructions_per_screen)

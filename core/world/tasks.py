@@ -347,10 +347,12 @@ def get_task(task_id: str) -> TaskSpec:
     return make_task(family, int(seed))
 
 
-def list_tasks(split: str = "train", n: int | None = None, families: Sequence[str] | None = None) -> list[TaskSpec]:
+def list_tasks(split: str = "train", n: int | None = None, families: Sequence[str] | None = None,
+               skip: int = 0) -> list[TaskSpec]:
     """The tasks of ``split`` (see the module docstring), or its first ``n``; with ``families``, only the tasks of
-    those families, in the split's order (``n`` counts them). ValueError names an unknown split, or a family the split
-    does not have."""
+    those families, in the split's order (``n`` counts them); ``skip`` leaves out the first ``skip`` of those (the
+    curriculum's splits list seed by seed, so skipping K tasks of F families skips K / F layout seeds). ValueError
+    names an unknown split, or a family the split does not have."""
     if split in CURRICULUM_SPLITS:
         names, first, count = CURRICULUM_SPLITS[split]
         ids: Iterable[tuple[str, int]] = ((f, s) for s in range(first, first + count) for f in names)
@@ -365,7 +367,7 @@ def list_tasks(split: str = "train", n: int | None = None, families: Sequence[st
         if unknown:
             raise ValueError(f"split {quoted(split)} has no task family {bounded(', '.join(unknown))}; it has: {', '.join(names)}")
         ids = ((f, s) for f, s in ids if f in families)
-    return [make_task(f, s) for f, s in islice(ids, n)]
+    return [make_task(f, s) for f, s in islice(ids, skip, None if n is None else skip + n)]
 
 
 __all__ = ["APP_FAMILIES", "CURRICULUM_SPLITS", "FAMILIES", "HELD_OUT_FAMILIES", "SPLITS", "SPLIT_NAMES", "TRAIN_FAMILIES", "Family", "GoldStep",
