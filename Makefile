@@ -38,7 +38,7 @@ include $(wildcard mk/*.mk)
 # A command-line variable no makefile here reads is one warning line naming the closest known one (mk/vars.mk).
 $(_vars_check)
 
-.PHONY: help setup test test-fast lint demo lock clean-envs
+.PHONY: help setup test test-fast lint demo demo-seeds lock clean-envs
 
 help:
 	@echo "gui-agent: make <target> [VAR=value ...]; every target picks its own env under $(VENVS)/ (README.md, docs/)"
@@ -47,6 +47,7 @@ help:
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
 	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
 	@echo "  demo               the learning demo: a tiny model on CPU, SFT then three GRPO runs (r1gui, gaussian, shuffled control), measured on the curriculum and the phone; 995 s on 2 idle cores (docs/demo.md)"
+	@echo "  demo-seeds         the demo once per training seed (DEMO_SEEDS, default 0 1 2) and the table of its spread (docs/demo.md)"
 	@echo "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id> (network)"
 	@echo "  data-download      GUI-R1-3K parquets from the Hugging Face Hub into $(GUIR1_DIR) (network)"
 	@echo "  data               $(GUIR1_DIR)/{train,test}.parquet -> verl, LLaMA-Factory, ms-swift, VLM-R1 formats"
@@ -93,6 +94,16 @@ lint: $(VENVS)/rl/.ready
 DEMO_ARGS ?=
 demo: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
 	@$(RL)/python experiments/demo/run.py --out $(call q,$(DEMO_OUT)) --shared-data $(call q,$(SHARED_DATA)) $(call qwords,$(DEMO_ARGS))
+
+# The demo's spread over training seeds (experiments/demo/seeds.py): one `make demo` per seed into
+# $(DEMO_SEEDS_OUT)/seed<k> (seed 0 read from $(DEMO_OUT) when it is finished), then the table of what each measured.
+#: make demo-seeds: the training seeds (the model's random weights, SFT's and GRPO's seeds).
+DEMO_SEEDS ?= 0 1 2
+#: make demo-seeds: the output folder (one demo folder per seed, seeds.json, seeds.md).
+DEMO_SEEDS_OUT ?= outputs/demo-seeds
+demo-seeds: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
+	@$(RL)/python experiments/demo/seeds.py --seeds $(call qwords,$(DEMO_SEEDS)) --out $(call q,$(DEMO_SEEDS_OUT)) \
+		--shared-data $(call q,$(SHARED_DATA)) $(if $(wildcard $(DEMO_OUT)/report.json),--reuse-seed0 $(call q,$(DEMO_OUT)))
 
 # Refresh the lock files from the environments as they are now (after changing requirements/*.in).
 lock: setup

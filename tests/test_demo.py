@@ -31,8 +31,10 @@ RUN = ROOT / "experiments" / "demo" / "run.py"
 STAGES = ("before_sft", "after_sft", "after_grpo")
 CURRICULUM_STAGES = ("random", "after_sft", "after_grpo_r1gui", "after_grpo_gaussian", "after_grpo_shuffled")
 GRPO_RUNS = ("r1gui", "gaussian", "shuffled")
-#: Stages of a run: model, data, before_sft, sft, after_sft, grpo_data, 3 GRPO runs, after_grpo, baselines, 5 curriculum ones.
-N_STAGES = 16
+#: Stages of a run: model, data, before_sft, sft, after_sft, grpo_data, 3 GRPO runs, after_grpo, baselines, 5 curriculum
+#: ones, and the sharpening: its data, its start, 3 runs (training and curve each) and 4 measured stages.
+N_STAGES = 28
+SHARPEN_STAGES = ("start", "after_grpo", "after_grpo_shuffled", "after_more_sft")
 
 pytestmark = [
     pytest.mark.slow,
@@ -163,6 +165,65 @@ def test_curriculum_section(demo_run) -> None:
     assert "## Curriculum: does training work?" in (out / "report.md").read_text()
 
 
+def _scored(path: Path) -> list[float]:
+    return [json.loads(x)["r1gui_accuracy"] for x in path.read_text().splitlines()]
+
+
+def test_sharpening_section(demo_run) -> None:
+    """curriculum.sharpening (issue 40): the names scripts read, the numbers recomputed from the scored files, the
+    start chosen among the SFT checkpoints by its validation band, prompts from layout seeds SFT never saw, and the
+    real GRPO run's training reward rose."""
+    import pyarrow.parquet as pq
+
+    out, _ = demo_run
+    sh = json.loads((out / "report.json").read_text())["curriculum"]["sharpening"]
+    cfg = CI_CONFIG["sharpen"]
+    assert sh["families"] == cfg["families"] and isinstance(sh["start"], str) and "step" in sh["start"]
+    n_family = pq.read_metadata(out / "data" / "sharpen_test.parquet").num_rows
+    assert sh["n_family_screens"] == n_family == cfg["test_tasks"] * cfg["instructions_per_screen"]
+    assert sh["n_heldout"] == pq.read_metadata(out / "data" / "curriculum_test.parquet").num_rows
+    assert set(sh["stages"]) == set(SHARPEN_STAGES)
+    acc = {}
+    for stage in SHARPEN_STAGES:
+        acc[stage] = {part: _scored(out / "sharpen" / stage / part / "scored.jsonl") for part in ("family", "whole")}
+        st = sh["stages"][stage]
+        assert {"family_accuracy", "family_ci95", "accuracy", "ci95", "per_family"} <= set(st)
+        assert st["family_accuracy"] == pytest.approx(sum(acc[stage]["family"]) / n_family)
+        assert st["accuracy"] == pytest.approx(sum(acc[stage]["whole"]) / sh["n_heldout"])
+        for key, value in (("family_ci95", st["family_accuracy"]), ("ci95", st["accuracy"])):
+            assert 0.0 <= st[key][0] <= value <= st[key][1] <= 1.0
+    assert set(sh["gains"]) == {"grpo", "grpo_shuffled", "more_sft"}
+    for name, stage in (("grpo", "after_grpo"), ("grpo_shuffled", "after_grpo_shuffled"), ("more_sft", "after_more_sft")):
+        for part, key in (("family", "family"), ("whole", "whole")):
+            diff = [a - b for a, b in zip(acc[stage][part], acc["start"][part], strict=True)]
+            g = sh["gains"][name][key]
+            assert g["mean"] == pytest.approx(sum(diff) / len(diff)) and g["ci95"][0] <= g["mean"] <= g["ci95"][1]
+        assert sh["stages"][stage]["cpu_s"] > 0  # the CPU time each run trained, for the compute match
+    # The start: the SFT checkpoint chosen by the validation band, among every one saved.
+    choice = sh["start_choice"]
+    sft = CI_CONFIG["sft"]["overrides"]
+    assert [c[0] for c in choice["candidates"]] == list(range(sft["save_steps"], sft["max_steps"] + 1,
+                                                              sft["save_steps"]))
+    assert choice["step"] in [c[0] for c in choice["candidates"]] and choice["band"] == cfg["start_band"]
+    # Prompts from layout seeds neither SFT nor the every-family GRPO took.
+    seeds = {name: {int(i.split("/")[1].rsplit("-", 1)[1]) for i in pq.read_table(out / "data" / f"{name}.parquet",
+                                                                                   columns=["id"])["id"].to_pylist()}
+             for name in ("sharpen_train", "curriculum_train", "curriculum_grpo")}
+    assert min(seeds["sharpen_train"]) > max(seeds["curriculum_train"] | seeds["curriculum_grpo"])
+    # The real run trained: its reward per step (r1gui, 0.2 format + 0.8 accuracy) rose, the second half of the run
+    # above the first (at the ci profile's temperature 0.5 the sampled answers are mostly well-formed; the format
+    # part is what 6 steps from the short SFT can raise).
+    reward = sh["training_reward"]["grpo"]
+    half = len(reward) // 2
+    assert len(reward) == cfg["runs"]["grpo"]["max_steps"]
+    assert sum(reward[half:]) / (len(reward) - half) > sum(reward[:half]) / half, reward
+    for name in ("grpo", "grpo_shuffled", "more_sft"):
+        assert sh["curves"][name][0] == [0, choice["val_family_accuracy"]] and len(sh["curves"][name]) >= 2
+    md = (out / "report.md").read_text()
+    assert "## Sharpening: GRPO from a partly trained start" in md
+    assert (out / "plots" / "sharpening_curves.png").stat().st_size > 1000
+
+
 def test_learning_happened(demo_run) -> None:
     """SFT loss falls, the SFT model answers in the format more often than the untrained one, and every GRPO run
     moved the weights away from its SFT start."""
@@ -234,5 +295,9 @@ def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_runs) -> None:
     assert r1["training"]["grpo"]["reward"] == r2["training"]["grpo"]["reward"]
     assert r1["baselines"] == r2["baselines"]
     assert r1["curriculum"]["stages"] == r2["curriculum"]["stages"]
+    a, b = ({st: {k: v for k, v in x.items() if k != "cpu_s"} for st, x in r["curriculum"]["sharpening"]["stages"].items()}
+            for r in (r1, r2))
+    assert a == b
+    assert r1["curriculum"]["sharpening"]["training_reward"] == r2["curriculum"]["sharpening"]["training_reward"]
     a, b = ((o / "models" / "sft" / "model.safetensors").read_bytes() for o in (out, run2))
     assert a == b

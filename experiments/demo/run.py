@@ -30,6 +30,7 @@ import argparse
 import fnmatch
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -49,9 +50,11 @@ sys.path.insert(0, str(HERE))
 
 import curriculum  # noqa: E402  (experiments/demo/curriculum.py)
 import report as report_mod  # noqa: E402  (experiments/demo/report.py)
+import sharpen  # noqa: E402  (experiments/demo/sharpen.py)
 from handoff import PROCESSOR_FILES, handoff  # noqa: E402
 
 from core.io import atomic_write_text  # noqa: E402
+from core.world.tasks import CURRICULUM_SPLITS  # noqa: E402
 
 RL = ROOT / ".venvs" / "rl" / "bin"
 LF = ROOT / ".venvs" / "llamafactory" / "bin"
@@ -147,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="full", help="config.yaml profile: full (make demo) or ci (tests)")
     ap.add_argument("--config", type=Path, default=HERE / "config.yaml")
     ap.add_argument("--shared-data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--seed", type=int, help="training seed (the model's random weights, SFT, GRPO) instead of the "
+                    "profile's; `make demo-seeds` runs several")
     ap.add_argument("--fresh", action="store_true", help="redo every stage even when its output is current")
     ap.add_argument("--only", nargs="+", metavar="STAGE", help="build only these stages (shell patterns such as "
                     "'grpo_*'; the stages they need must be built already) and write no report: independent stages "
@@ -159,8 +164,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile not in profiles:
         ap.error(f"--profile {args.profile!r}: not in {args.config} (has {', '.join(profiles)})")
     cfg = profiles[args.profile]
+    if args.seed is not None:
+        cfg["seed"] = args.seed
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if not sys.stderr.isatty():  # the hand-offs load models in this process: no progress bars off a terminal
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
     env = stage_env(cfg)
     logs = out / "logs"
     stages = Stages(out, args.fresh, args.only)
@@ -259,16 +270,16 @@ def main(argv: list[str] | None = None) -> int:
              "--episodes", episodes or r["episodes"], "--max-steps", max_steps or r["max_steps"], "--seed", cfg["seed"],
              *px, "--output", sdir / "rollout"], log_file, env=env, show=model is not None)
 
-    def curve(checkpoints: Path, name: str, processor_from: Path) -> None:
-        """Validation accuracy of every ``checkpoint-<step>`` under ``checkpoints`` (the curve of run ``name``)."""
+    def curve(checkpoints: Path, name: str, processor_from: Path, heldout: str = "curriculum_val") -> None:
+        """Accuracy on ``data/<heldout>.parquet`` (a validation set) of every ``checkpoint-<step>`` under
+        ``checkpoints``: the points ``[step, accuracy]`` of run ``name``'s curve, in ``curves/<name>.json``."""
         points = []
         for ckpt in sorted(checkpoints.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1])):
             for f in PROCESSOR_FILES:  # trainers save the weights; inference also needs the processor
                 if not (ckpt / f).exists() and (processor_from / f).exists():
                     shutil.copy2(processor_from / f, ckpt / f)
             sdir = out / "curves" / name / ckpt.name
-            evaluate(sdir, logs / f"curve_{name}.log", model=ckpt, heldout="curriculum_val", episodes=0,
-                     full_eval=False)
+            evaluate(sdir, logs / f"curve_{name}.log", model=ckpt, heldout=heldout, episodes=0, full_eval=False)
             points.append([int(ckpt.name.rsplit("-", 1)[1]), curriculum.curve_accuracy(sdir / "scored.jsonl")])
         atomic_write_text(out / "curves" / f"{name}.json", json.dumps(points) + "\n")
 
@@ -281,23 +292,24 @@ def main(argv: list[str] | None = None) -> int:
 
     stages("before_sft", {**data_key, **measure}, eval_outputs("before_sft"), lambda: evaluate_model("before_sft"))
 
-    def sft() -> None:
-        s = cfg["sft"]
-        raw = out / "models" / "sft-llamafactory"
+    def train_sft(start: Path, datasets: list[str], overrides: dict, raw: Path, log_name: str) -> None:
+        """``llamafactory-cli train`` on the shipped full-SFT YAML from ``start`` into ``raw`` (replaced; its log
+        ``logs/<log_name>.log`` too)."""
         shutil.rmtree(raw, ignore_errors=True)
-        datasets = ",".join([LF_DATASETS["train"], LF_DATASETS["curriculum_train"], *real])
-        overrides = {**s["overrides"], "model_name_or_path": base, "dataset": datasets,
+        (logs / f"{log_name}.log").unlink(missing_ok=True)
+        overrides = {**overrides, "model_name_or_path": start, "dataset": ",".join(datasets),
                      "dataset_dir": data / "lf", "output_dir": raw, "template": "qwen2_vl",
                      "image_max_pixels": cfg["max_pixels"], "image_min_pixels": cfg["min_pixels"],
                      "seed": cfg["seed"], "data_seed": cfg["seed"], "report_to": "none",
                      # CPU-safe settings, as `make sft-llamafactory` sets them without CUDA (mk/sft.mk)
                      "bf16": "false", "deepspeed": "null", "dataloader_num_workers": 0, "preprocessing_num_workers": 1}
-        run([LF / "llamafactory-cli", "train", ROOT / s["yaml"], *[f"{k}={v}" for k, v in overrides.items()]],
-            logs / "sft.log", cwd=ROOT / "LLaMA-Factory", env=env, show=True)
-        if not sys.stderr.isatty():  # in-process loading: no progress bars off a terminal
-            from transformers.utils import logging as hf_logging
+        run([LF / "llamafactory-cli", "train", ROOT / cfg["sft"]["yaml"], *[f"{k}={v}" for k, v in overrides.items()]],
+            logs / f"{log_name}.log", cwd=ROOT / "LLaMA-Factory", env=env, show=True)
 
-            hf_logging.disable_progress_bar()
+    def sft() -> None:
+        raw = out / "models" / "sft-llamafactory"
+        train_sft(base, [LF_DATASETS["train"], LF_DATASETS["curriculum_train"], *real], cfg["sft"]["overrides"], raw,
+                  "sft")
         handoff(raw, models["after_sft"], processor_from=base)
         curve(raw, "sft", base)
 
@@ -316,19 +328,25 @@ def main(argv: list[str] | None = None) -> int:
     stages("grpo_data", {**common, "prompt_tasks": cfg["grpo"]["prompt_tasks"]},
            [data / "vlmr1" / "curriculum_grpo.hf"], grpo_data)
 
-    def grpo(run_name: str) -> None:
-        g = cfg["grpo"]
-        dst = models[f"after_grpo_{run_name}"]
+    def train_grpo(start: Path, dataset: Path, flags: dict, dst: Path, log_name: str) -> None:
+        """``VLM-R1/grpo.py`` (trl ``GRPOTrainer``) on the GUI-R1 recipe from ``start`` into ``dst`` (replaced; its
+        log ``logs/<log_name>.log`` too: the report reads the training reward there)."""
         shutil.rmtree(dst, ignore_errors=True)
-        flags = {**g["flags"], **(g["runs"][run_name] or {}), "seed": cfg["seed"], "bf16": "false",
-                 "use_cpu": "true", "use_vllm": "false", "dataloader_num_workers": 0, "report_to": "none",
-                 "min_pixels": cfg["min_pixels"], "max_pixels": cfg["max_pixels"]}
+        (logs / f"{log_name}.log").unlink(missing_ok=True)
+        flags = {**flags, "seed": cfg["seed"], "bf16": "false", "use_cpu": "true", "use_vllm": "false",
+                 "dataloader_num_workers": 0, "report_to": "none", "min_pixels": cfg["min_pixels"],
+                 "max_pixels": cfg["max_pixels"]}
         args = []
         for k, v in flags.items():
             args += [f"--{k}", *(v if isinstance(v, list) else [v])]
-        run([RL / "python", ROOT / "VLM-R1/grpo.py", "--config", ROOT / g["recipe"], "--model_name_or_path",
-             models["after_sft"], "--dataset", data / "vlmr1" / "curriculum_grpo.hf", "--output_dir", dst, *args],
-            logs / f"grpo_{run_name}.log", env=env, show=True)
+        run([RL / "python", ROOT / "VLM-R1/grpo.py", "--config", ROOT / cfg["grpo"]["recipe"], "--model_name_or_path",
+             start, "--dataset", dataset, "--output_dir", dst, *args], logs / f"{log_name}.log", env=env, show=True)
+
+    def grpo(run_name: str) -> None:
+        g = cfg["grpo"]
+        dst = models[f"after_grpo_{run_name}"]
+        train_grpo(models["after_sft"], data / "vlmr1" / "curriculum_grpo.hf", {**g["flags"], **(g["runs"][run_name] or {})},
+                   dst, f"grpo_{run_name}")
         curve(dst, f"grpo_{run_name}", models["after_sft"])
 
     # Each GRPO run's settings: the shared flags and its own (a change to one run rebuilds only that run).
@@ -359,6 +377,91 @@ def main(argv: list[str] | None = None) -> int:
         key = {**trained, **cur_measure, "stage": stage}
         outputs = [out / "curriculum" / stage / "scored.jsonl", out / "curriculum" / stage / "rollout" / "summary.json"]
         stages(f"curriculum/{stage}", key, outputs, lambda stage=stage: evaluate_curriculum(stage))
+
+    # 7. sharpening (issue 40): from the SFT checkpoint that partly reads the families on validation, GRPO with the
+    # r1gui reward, its shuffled-reward control and SFT continued for the same CPU time; all from the same start.
+    sh = cfg["sharpen"]
+    sh_models = out / "models" / "sharpen"
+    sh_out = out / "sharpen"
+    sh_fams = [*sh["families"], *sh["anchors"]]
+    # Prompts from layout seeds after those SFT and the every-family GRPO took (curriculum_train lists seed by seed).
+    used_seeds = max([math.ceil(p["tasks"] / len(p["families"])) for p in cur["train"]]
+                     + [math.ceil(cfg["grpo"]["prompt_tasks"] / len(CURRICULUM_SPLITS["curriculum_train"][0]))])
+    sh_data_key = {**data_key, "sharpen": {k: sh[k] for k in ("families", "anchors", "prompt_tasks", "val_tasks",
+                                                               "test_tasks", "instructions_per_screen")},
+                   "used_seeds": used_seeds}
+
+    def sharpen_data() -> None:
+        dlog = logs / "sharpen_data.log"
+        run([*world, "--split", "curriculum_train", "--families", ",".join(sh_fams), "--skip",
+             used_seeds * len(sh_fams), "--n", sh["prompt_tasks"], "--output", data / "sharpen_train.parquet"],
+            dlog, env=env)
+        for split in ("val", "test"):  # every instruction of a screen: the family screens measured
+            run([*world, "--split", f"curriculum_{split}", "--families", ",".join(sh["families"]), "--n",
+                 sh[f"{split}_tasks"], "--instructions-per-screen", sh["instructions_per_screen"], "--output",
+                 data / f"sharpen_{split}.parquet"], dlog, env=env)
+        run([*conv, "--to", "llamafactory", "--input", data / "sharpen_train.parquet", "--output",
+             data / "lf" / "sharpen", "--name", "sharpen"], dlog, env=env)
+        for name in ("sharpen_train", "sharpen_val", "sharpen_test"):
+            run([*conv, "--to", "vlmr1", "--input", data / f"{name}.parquet", "--output", data / "vlmr1", "--name",
+                 name], dlog, env=env)
+
+    stages("sharpen_data", sh_data_key, [data / "vlmr1" / "sharpen_test.jsonl", data / "vlmr1" / "sharpen_train.hf",
+                                         data / "lf" / "sharpen"], sharpen_data)
+    sft_raw = out / "models" / "sft-llamafactory"
+    start_key = {**sft_key, **sh_data_key, "band": sh["start_band"], "eval": cfg["eval"]}
+
+    def sharpen_start() -> None:
+        """Every SFT checkpoint answers the families' validation screens; the start is chosen by the band."""
+        candidates = []
+        for ckpt in sorted(sft_raw.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1])):
+            for f in PROCESSOR_FILES:
+                if not (ckpt / f).exists() and (base / f).exists():
+                    shutil.copy2(base / f, ckpt / f)
+            sdir = sh_out / "select" / ckpt.name
+            evaluate(sdir, logs / "sharpen_start.log", model=ckpt, heldout="sharpen_val", episodes=0, full_eval=False)
+            candidates.append((int(ckpt.name.rsplit("-", 1)[1]), curriculum.curve_accuracy(sdir / "scored.jsonl")))
+        choice = {"families": sh["families"], **sharpen.choose_start(candidates, *sh["start_band"])}
+        sh_models.mkdir(parents=True, exist_ok=True)
+        handoff(sft_raw / f"checkpoint-{choice['step']}", sh_models / "start", processor_from=base)
+        atomic_write_text(sh_out / "start.json", json.dumps(choice, indent=1) + "\n")
+
+    stages("sharpen_start", start_key, [sh_out / "start.json", sh_models / "start" / "config.json"], sharpen_start)
+    run_keys = {name: {**start_key, "grpo": {k: v for k, v in cfg["grpo"].items() if k != "runs"},
+                       "run": sh["runs"][name]} for name in sharpen.RUNS.values()}
+
+    def sharpen_train(name: str) -> None:
+        dst = sh_models / name
+        if name == "more_sft":  # LLaMA-Factory from the start's own checkpoint, on the prompts' gold answers
+            step = json.loads((sh_out / "start.json").read_text())["step"]
+            raw = sh_models / "more_sft-llamafactory"
+            train_sft(sft_raw / f"checkpoint-{step}", ["sharpen"], {**cfg["sft"]["overrides"], **sh["runs"][name]},
+                      raw, "sharpen_more_sft")
+            handoff(raw, dst, processor_from=base)
+        else:
+            train_grpo(sh_models / "start", data / "vlmr1" / "sharpen_train.hf",
+                       {**cfg["grpo"]["flags"], **(sh["runs"][name] or {})}, dst, f"grpo_sharpen_{name}")
+
+    def sharpen_curve(name: str) -> None:
+        raw = sh_models / ("more_sft-llamafactory" if name == "more_sft" else name)
+        curve(raw, f"sharpen_{name}", sh_models / "start", heldout="sharpen_val")
+
+    for name in sharpen.RUNS.values():
+        stages(f"sharpen/train_{name}", run_keys[name], [sh_models / name / "config.json"],
+               lambda name=name: sharpen_train(name))
+        stages(f"sharpen/curve_{name}", run_keys[name], [out / "curves" / f"sharpen_{name}.json"],
+               lambda name=name: sharpen_curve(name))
+
+    def sharpen_eval(stage: str) -> None:
+        model = sh_models / ("start" if stage == "start" else sharpen.RUNS[stage])
+        for part, heldout in (("family", "sharpen_test"), ("whole", "curriculum_test")):
+            evaluate(sh_out / stage / part, logs / f"sharpen_{stage}.log", model=model, heldout=heldout, episodes=0,
+                     full_eval=False)
+
+    for stage in sharpen.STAGES:
+        key = {**(start_key if stage == "start" else run_keys[sharpen.RUNS[stage]]), **cur_measure}
+        stages(f"sharpen/{stage}", key, [sh_out / stage / part / "scored.jsonl" for part in ("family", "whole")],
+               lambda stage=stage: sharpen_eval(stage))
 
     if args.only is not None:
         return 0

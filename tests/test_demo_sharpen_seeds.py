@@ -1,0 +1,55 @@
+"""The demo's sharpening start rule and its seed table (experiments/demo/sharpen.py, seeds.py), without training:
+the start is the SFT checkpoint inside the validation band closest to its middle (issue 40: above chance, well
+below 100%), and `make demo-seeds` tabulates each seed's report with its spread."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments" / "demo"))
+import seeds  # noqa: E402
+import sharpen  # noqa: E402
+
+
+def test_the_start_is_inside_the_band_closest_to_its_middle():
+    choice = sharpen.choose_start([(400, 0.25), (800, 0.40), (1000, 0.60), (1200, 0.875)], 0.35, 0.75)
+    assert (choice["step"], choice["in_band"]) == (1000, True)  # 0.60 is nearer 0.55 than 0.40 is
+    assert choice["candidates"] == [[400, 0.25], [800, 0.40], [1000, 0.60], [1200, 0.875]]
+    tie = sharpen.choose_start([(200, 0.50), (400, 0.60)], 0.35, 0.75)
+    assert tie["step"] == 400  # equally near the middle: the later (more trained) checkpoint
+
+
+def test_with_no_checkpoint_in_the_band_the_nearest_is_flagged():
+    choice = sharpen.choose_start([(400, 0.25), (800, 0.25), (1200, 0.875)], 0.35, 0.75)
+    assert (choice["step"], choice["in_band"]) == (800, False)  # 0.10 below the band beats 0.125 above; later step
+    with pytest.raises(ValueError, match="no SFT checkpoint"):
+        sharpen.choose_start([], 0.35, 0.75)
+
+
+def _report(folder: Path, after_sft: float, family_gain: float | None) -> Path:
+    folder.mkdir(parents=True)
+    cur = {"stages": {"after_sft": {"accuracy": after_sft, "per_family": {"scroll_direction": 0.5}}}}
+    if family_gain is not None:
+        cur["sharpening"] = {"start_choice": {"step": 800, "val_family_accuracy": 0.5},
+                             "gains": {"grpo": {"family": {"mean": family_gain}, "whole": {"mean": 0.0}}}}
+    (folder / "report.json").write_text(json.dumps({"curriculum": cur}))
+    return folder
+
+
+def test_the_seed_table_reads_each_report_and_its_spread(tmp_path):
+    folders = {0: _report(tmp_path / "a", 0.30, 0.20), 1: _report(tmp_path / "b", 0.20, 0.10),
+               2: _report(tmp_path / "c", 0.25, None)}  # a report from before the sharpening stage
+    summary = seeds.summarize(folders)
+    assert summary["seeds"][1]["after SFT"] == 0.20 and summary["seeds"][2]["GRPO family gain"] is None
+    assert summary["seeds"][0]["start step"] == 800
+    s = summary["spread"]["after SFT"]
+    assert s["mean"] == pytest.approx(0.25) and s["sd"] == pytest.approx(0.05) and (s["min"], s["max"]) == (0.20, 0.30)
+    g = summary["spread"]["GRPO family gain"]
+    assert g["mean"] == pytest.approx(0.15) and g["min"] == 0.10  # over the seeds that have it
+    table = seeds.markdown(summary).splitlines()
+    assert table[0].startswith("| seed | start step | after SFT |") and len(table) == 2 + 3 + 1
+    assert "| 0 | 800 | 30.0 |" in table[2] and "+20.0" in table[2]
