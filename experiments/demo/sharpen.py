@@ -25,18 +25,13 @@ STAGES = ("start", *RUNS)
 
 
 def choose_start(candidates: list[tuple[int, float]], low: float, high: float) -> dict[str, Any]:
-    """The start among SFT checkpoints ``(step, validation accuracy on the families)``: the one inside
-    ``[low, high]`` closest to the band's middle (a later step on a tie); with none inside, the one closest to the
-    band, flagged ``in_band: false`` (the stage still runs; the report says the start is not a partly trained one)."""
+    """The start among SFT checkpoints ``(step, validation accuracy on the families)``: the LATEST one inside
+    ``[low, high]`` (the most trained start that still partly reads: the rest of the curriculum is as learned as it
+    gets); with none inside, the one closest to the band (the later on a tie), flagged ``in_band: false`` (the stage
+    still runs; the report says the start is not a partly trained one)."""
     if not candidates:
         raise ValueError("choose_start: no SFT checkpoint to choose from")
-    middle = (low + high) / 2
-
-    def distance(c: tuple[int, float]) -> tuple[float, float, int]:
-        outside = max(low - c[1], c[1] - high, 0.0)
-        return (outside, abs(c[1] - middle), -c[0])
-
-    step, acc = min(candidates, key=distance)
+    step, acc = min(candidates, key=lambda c: (max(low - c[1], c[1] - high, 0.0), -c[0]))
     return {"step": step, "val_family_accuracy": acc, "in_band": low <= acc <= high, "band": [low, high],
             "candidates": [list(c) for c in candidates]}
 
