@@ -199,12 +199,18 @@ def test_sharpening_section(demo_run) -> None:
             g = sh["gains"][name][key]
             assert g["mean"] == pytest.approx(sum(diff) / len(diff)) and g["ci95"][0] <= g["mean"] <= g["ci95"][1]
         assert sh["stages"][stage]["cpu_s"] > 0  # the CPU time each run trained, for the compute match
-    # The start: the SFT checkpoint chosen by the validation band, among every one saved.
+    # The start: the SFT checkpoints answered the validation screens from the last back until one lay inside the band
+    # (all of them when none did); the start is the latest inside, else the nearest to the band.
     choice = sh["start_choice"]
     sft = CI_CONFIG["sft"]["overrides"]
-    assert [c[0] for c in choice["candidates"]] == list(range(sft["save_steps"], sft["max_steps"] + 1,
-                                                              sft["save_steps"]))
-    assert choice["step"] in [c[0] for c in choice["candidates"]] and choice["band"] == cfg["start_band"]
+    saved = list(range(sft["save_steps"], sft["max_steps"] + 1, sft["save_steps"]))
+    steps = [c[0] for c in choice["candidates"]]
+    low, high = cfg["start_band"]
+    inside = [c for c in choice["candidates"] if low <= c[1] <= high]
+    assert steps == saved[len(saved) - len(steps):] and (len(steps) == len(saved) or len(inside) == 1)
+    assert choice["step"] == (inside[0][0] if inside else min(choice["candidates"], key=lambda c: (
+        max(low - c[1], c[1] - high), -c[0]))[0])
+    assert choice["in_band"] == bool(inside) and choice["band"] == cfg["start_band"]
     # Prompts from layout seeds neither SFT nor the every-family GRPO took.
     seeds = {name: {int(i.split("/")[1].rsplit("-", 1)[1]) for i in pq.read_table(out / "data" / f"{name}.parquet",
                                                                                    columns=["id"])["id"].to_pylist()}

@@ -270,11 +270,15 @@ def main(argv: list[str] | None = None) -> int:
              "--episodes", episodes or r["episodes"], "--max-steps", max_steps or r["max_steps"], "--seed", cfg["seed"],
              *px, "--output", sdir / "rollout"], log_file, env=env, show=model is not None)
 
-    def curve(checkpoints: Path, name: str, processor_from: Path, heldout: str = "curriculum_val") -> None:
+    def curve(checkpoints: Path, name: str, processor_from: Path, heldout: str = "curriculum_val",
+              every: int = 1) -> None:
         """Accuracy on ``data/<heldout>.parquet`` (a validation set) of every ``checkpoint-<step>`` under
-        ``checkpoints``: the points ``[step, accuracy]`` of run ``name``'s curve, in ``curves/<name>.json``."""
+        ``checkpoints`` whose step is a multiple of ``every``: the points ``[step, accuracy]`` of run ``name``'s
+        curve, in ``curves/<name>.json``."""
         points = []
         for ckpt in sorted(checkpoints.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1])):
+            if int(ckpt.name.rsplit("-", 1)[1]) % every:
+                continue
             for f in PROCESSOR_FILES:  # trainers save the weights; inference also needs the processor
                 if not (ckpt / f).exists() and (processor_from / f).exists():
                     shutil.copy2(processor_from / f, ckpt / f)
@@ -311,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         train_sft(base, [LF_DATASETS["train"], LF_DATASETS["curriculum_train"], *real], cfg["sft"]["overrides"], raw,
                   "sft")
         handoff(raw, models["after_sft"], processor_from=base)
-        curve(raw, "sft", base)
+        curve(raw, "sft", base, every=cfg["sft"].get("curve_every", 1))
 
     stages("sft", sft_key, [models["after_sft"], out / "models" / "sft-llamafactory", out / "curves" / "sft.json"],
            sft)
@@ -412,16 +416,21 @@ def main(argv: list[str] | None = None) -> int:
     start_key = {**sft_key, **sh_data_key, "band": sh["start_band"], "eval": cfg["eval"]}
 
     def sharpen_start() -> None:
-        """Every SFT checkpoint answers the families' validation screens; the start is chosen by the band."""
+        """The SFT checkpoints answer the families' validation screens, the last first, until one lies inside the
+        band (the rule takes the latest such one, so the earlier ones need no answers); the start is chosen by the
+        band among those answered."""
+        low, high = sh["start_band"]
         candidates = []
-        for ckpt in sorted(sft_raw.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1])):
+        for ckpt in sorted(sft_raw.glob("checkpoint-*"), key=lambda p: -int(p.name.rsplit("-", 1)[1])):
             for f in PROCESSOR_FILES:
                 if not (ckpt / f).exists() and (base / f).exists():
                     shutil.copy2(base / f, ckpt / f)
             sdir = sh_out / "select" / ckpt.name
             evaluate(sdir, logs / "sharpen_start.log", model=ckpt, heldout="sharpen_val", episodes=0, full_eval=False)
-            candidates.append((int(ckpt.name.rsplit("-", 1)[1]), curriculum.curve_accuracy(sdir / "scored.jsonl")))
-        choice = {"families": sh["families"], **sharpen.choose_start(candidates, *sh["start_band"])}
+            candidates.insert(0, (int(ckpt.name.rsplit("-", 1)[1]), curriculum.curve_accuracy(sdir / "scored.jsonl")))
+            if low <= candidates[0][1] <= high:
+                break
+        choice = {"families": sh["families"], **sharpen.choose_start(candidates, low, high)}
         sh_models.mkdir(parents=True, exist_ok=True)
         handoff(sft_raw / f"checkpoint-{choice['step']}", sh_models / "start", processor_from=base)
         atomic_write_text(sh_out / "start.json", json.dumps(choice, indent=1) + "\n")
