@@ -397,10 +397,12 @@ def main(argv: list[str] | None = None) -> int:
 
     def sharpen_data() -> None:
         dlog = logs / "sharpen_data.log"
+        # Every instruction of a screen (all 4 directions), in seed order: the prompts and rows trained, and the
+        # family screens measured.
         run([*world, "--split", "curriculum_train", "--families", ",".join(sh_fams), "--skip",
-             used_seeds * len(sh_fams), "--n", sh["prompt_tasks"], "--output", data / "sharpen_train.parquet"],
-            dlog, env=env)
-        for split in ("val", "test"):  # every instruction of a screen: the family screens measured
+             used_seeds * len(sh_fams), "--n", sh["prompt_tasks"], "--instructions-per-screen",
+             sh["instructions_per_screen"], "--output", data / "sharpen_train.parquet"], dlog, env=env)
+        for split in ("val", "test"):
             run([*world, "--split", f"curriculum_{split}", "--families", ",".join(sh["families"]), "--n",
                  sh[f"{split}_tasks"], "--instructions-per-screen", sh["instructions_per_screen"], "--output",
                  data / f"sharpen_{split}.parquet"], dlog, env=env)
