@@ -17,10 +17,8 @@ from typing import Any
 
 import curriculum  # experiments/demo/curriculum.py (run.py and report.py put this folder on sys.path)
 
-#: The three runs from the start, in report order: report.json stage name -> the run's folder name.
+#: The three runs from the start, in report order: report.json stage name -> the run's name (folders, gains).
 RUNS = {"after_grpo": "grpo", "after_grpo_shuffled": "grpo_shuffled", "after_more_sft": "more_sft"}
-#: report.json ``gains`` name of each run.
-GAIN_NAMES = {"after_grpo": "grpo", "after_grpo_shuffled": "grpo_shuffled", "after_more_sft": "more_sft"}
 STAGES = ("start", *RUNS)
 
 
@@ -36,10 +34,6 @@ def choose_start(candidates: list[tuple[int, float]], low: float, high: float) -
             "candidates": [list(c) for c in candidates]}
 
 
-def _rows(path: Path) -> tuple[list[str], list[float], list[str]]:
-    return curriculum.row_accuracy(path)
-
-
 def section(out: Path, times: dict[str, dict], training_reward: dict[str, list[float]]) -> dict[str, Any] | None:
     """report.json's ``curriculum.sharpening`` (None when the stage has not run): every stage on the same family
     test screens and the same whole curriculum test screens (``<out>/sharpen/<stage>/{family,whole}/scored.jsonl``),
@@ -53,8 +47,8 @@ def section(out: Path, times: dict[str, dict], training_reward: dict[str, list[f
     cpu_s = {st: (times.get(f"sharpen/train_{name}") or {}).get("cpu_s") for st, name in RUNS.items()}
     curves = {name: [[0, start["val_family_accuracy"]], *(load_json(out / "curves" / f"sharpen_{name}.json") or [])]
               for name in RUNS.values()}
-    family_rows = {st: _rows(base / st / "family" / "scored.jsonl") for st in STAGES}
-    whole_rows = {st: _rows(base / st / "whole" / "scored.jsonl") for st in STAGES}
+    family_rows = {st: curriculum.row_accuracy(base / st / "family" / "scored.jsonl") for st in STAGES}
+    whole_rows = {st: curriculum.row_accuracy(base / st / "whole" / "scored.jsonl") for st in STAGES}
     for rows in (family_rows, whole_rows):
         if any(r[0] != rows["start"][0] for r in rows.values()):
             raise SystemExit("report: the sharpening stages did not answer the same screens in the same order")
@@ -65,7 +59,7 @@ def section(out: Path, times: dict[str, dict], training_reward: dict[str, list[f
         stages[st] = {"family_accuracy": sum(fam[1]) / len(fam[1]) if fam[1] else None,
                       "family_ci95": curriculum.interval(fam[1]), "accuracy": summary["accuracy"],
                       "ci95": summary["ci95"], "per_family": summary["per_family"], "cpu_s": cpu_s.get(st)}
-    gains = {GAIN_NAMES[st]: {"family": curriculum.paired_gain(family_rows[st][1], family_rows["start"][1]),
+    gains = {RUNS[st]: {"family": curriculum.paired_gain(family_rows[st][1], family_rows["start"][1]),
                               "whole": curriculum.paired_gain(whole_rows[st][1], whole_rows["start"][1])}
              for st in RUNS}
     return {"families": families,
