@@ -6,11 +6,13 @@ phone, llamafactory-cli SFT, trl GRPO, infer, eval, rollout), with no ../shared/
 - learning happened: the SFT loss falls, the SFT model answers in the format where the random one does not, and each
   GRPO run changed the SFT weights;
 - the SFT checkpoint written by LLaMA-Factory's env loads in the rl env with every tensor equal (the hand-off);
-- a second run from the same data gives the same numbers and the same SFT weights (fixed seeds and threads);
+- a second run from the same data trains the same weights with the same losses and rewards and picks the same
+  sharpening start from the same validation answers (fixed seeds and threads);
 - re-running on a finished folder reuses every stage and prints only the folder as its last line.
 
-The untrained stages are built once (``--only``); both runs start from copies of them and train at the same time (each
-is bound by Python: about one core each), so the two runs cost about one run's wall time on 2 cores.
+The stages that train nothing are built once (``--only``); both runs start from copies of them at the same time (each
+is bound by Python: about one core each). The second run builds only the trainings (and the checkpoint scan that
+picks the sharpening start): what the first run measures of its models is a function of the weights compared.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The ``ci`` profile of experiments/demo/config.yaml: what the test's run was asked to do.
 CI_CONFIG = yaml.safe_load((ROOT / "experiments" / "demo" / "config.yaml").read_text())["ci"]
 RUN = ROOT / "experiments" / "demo" / "run.py"
+sys.path.insert(0, str(RUN.parent))
+import report  # noqa: E402  (experiments/demo/report.py: the readers report.json is written with)
 STAGES = ("before_sft", "after_sft", "after_grpo")
 CURRICULUM_STAGES = ("random", "after_sft", "after_grpo_r1gui", "after_grpo_gaussian", "after_grpo_shuffled")
 GRPO_RUNS = ("r1gui", "gaussian", "shuffled")
@@ -44,7 +48,13 @@ pytestmark = [
 
 
 #: The stages that train nothing (the same for both runs): built once, copied into each run folder.
-UNTRAINED = ("model", "data", "before_sft", "baselines", "curriculum/random")
+UNTRAINED = ("model", "data", "grpo_data", "sharpen_data", "before_sft", "baselines", "curriculum/random")
+#: What the repeat run builds: every training and the checkpoint scan that picks the sharpening start.
+TRAININGS = ("sft", "grpo_r1gui", "grpo_gaussian", "grpo_shuffled", "sharpen_start", "sharpen/train_grpo",
+             "sharpen/train_grpo_shuffled", "sharpen/train_more_sft")
+#: Every model a run trains (models/<name>/model.safetensors).
+TRAINED_MODELS = ("sft", *(f"grpo_{r}" for r in GRPO_RUNS), "sharpen/start", "sharpen/grpo", "sharpen/grpo_shuffled",
+                  "sharpen/more_sft")
 
 
 def _start(out: Path, *extra: str) -> subprocess.Popen:
@@ -71,15 +81,15 @@ def _demo(out: Path, *extra: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def demo_runs(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProcess]]:
-    """Two runs from the same model, data and untrained measurements, each training and evaluating from scratch:
-    ``run1`` (the one most tests read) and ``run2`` (the repeat), run at the same time."""
+    """Two runs from the same model, data and untrained measurements, at the same time: ``run1`` (the one most tests
+    read) trains and measures everything; ``run2`` (the repeat) trains everything."""
     root = tmp_path_factory.mktemp("demo")
     untrained = _demo(root / "untrained", "--only", *UNTRAINED)
     assert untrained.stdout == "" and untrained.stderr.count(" done in ") == len(UNTRAINED)  # --only: no report
     procs = {}
-    for name in ("run1", "run2"):
+    for name, extra in (("run1", ()), ("run2", ("--only", *TRAININGS))):
         shutil.copytree(root / "untrained", root / name)
-        procs[name] = _start(root / name)
+        procs[name] = _start(root / name, *extra)
     return {name: (root / name, _finish(proc)) for name, proc in procs.items()}
 
 
@@ -233,6 +243,14 @@ def test_sharpening_section(demo_run) -> None:
         assert sh["curves"][name][0] == [0, choice["val_family_accuracy"]] and len(sh["curves"][name]) >= 2
     md = (out / "report.md").read_text()
     assert "## Sharpening: GRPO from a partly trained start" in md
+    # `make demo-seeds` reads the same numbers from the folder's files (its seeds build only the stages it reads).
+    import seeds
+
+    cur = json.loads((out / "report.json").read_text())["curriculum"]
+    numbers = seeds.seed_numbers(out)
+    assert {k: seeds.pick(numbers, path) for k, path in seeds.COLUMNS.items()} == {
+        k: seeds.pick(cur, path) for k, path in seeds.COLUMNS.items()}
+    assert all(seeds.pick(cur, path) is not None for path in seeds.COLUMNS.values())
     assert (out / "plots" / "sharpening_curves.png").stat().st_size > 1000
 
 
@@ -287,29 +305,25 @@ def test_sft_checkpoint_hands_off_to_the_rl_env(demo_run) -> None:
     assert all((out / "models" / f"grpo_{r}" / "config.json").is_file() for r in GRPO_RUNS)
 
 
-def test_second_run_gives_the_same_numbers_and_reuse_is_fast(demo_runs) -> None:
+def test_second_run_trains_the_same_and_reuse_is_fast(demo_runs) -> None:
     (out, first), (run2, second) = demo_runs["run1"], demo_runs["run2"]
     # Reused as is: the folder is finished, every stage is skipped and only the report is rewritten.
     again = _demo(out)
     assert again.stdout.strip().splitlines()[-1] == str(out)
     assert again.stderr.count(" reused ") == N_STAGES and " done in " not in again.stderr
-    # Both runs started from the same model, data and untrained measurements, and trained and evaluated the rest.
-    for run in (first, second):
+    # Both runs started from the same model, data and untrained measurements; run1 built the rest, run2 its trainings.
+    for run, built in ((first, N_STAGES - len(UNTRAINED)), (second, len(TRAININGS))):
         demo_lines = [line for line in run.stderr.splitlines() if line.startswith("[demo]")]
-        assert len(demo_lines) == N_STAGES  # one line per stage, nothing else from the frameworks
-        assert sum(" reused " in line for line in demo_lines) == len(UNTRAINED)
-        assert sum(" done in " in line for line in demo_lines) == N_STAGES - len(UNTRAINED)
-    r1, r2 = (json.loads((o / "report.json").read_text()) for o in (out, run2))
-    for stage in STAGES[1:]:
-        a, b = ({k: v for k, v in r[stage].items() if k != "wall_s"} for r in (r1["stages"], r2["stages"]))
-        assert a == b, stage
-    assert r1["training"]["sft"]["loss"] == r2["training"]["sft"]["loss"]
-    assert r1["training"]["grpo"]["reward"] == r2["training"]["grpo"]["reward"]
-    assert r1["baselines"] == r2["baselines"]
-    assert r1["curriculum"]["stages"] == r2["curriculum"]["stages"]
-    a, b = ({st: {k: v for k, v in x.items() if k != "cpu_s"} for st, x in r["curriculum"]["sharpening"]["stages"].items()}
-            for r in (r1, r2))
-    assert a == b
-    assert r1["curriculum"]["sharpening"]["training_reward"] == r2["curriculum"]["sharpening"]["training_reward"]
-    a, b = ((o / "models" / "sft" / "model.safetensors").read_bytes() for o in (out, run2))
-    assert a == b
+        assert len(demo_lines) == built + (len(UNTRAINED) if run is first else 0)  # nothing else from the frameworks
+        assert sum(" done in " in line for line in demo_lines) == built
+    assert second.stdout == ""  # --only: no report
+    # The same losses, rewards, validation answers of the scanned checkpoints, and weights, byte for byte.
+    assert report.sft_loss_curve(out) == report.sft_loss_curve(run2) != []
+    for name in (*GRPO_RUNS, "sharpen_grpo", "sharpen_grpo_shuffled"):
+        funcs = (CI_CONFIG["grpo"]["runs"].get(name) or {}).get("reward_funcs")  # the Gaussian run's own parts
+        parts = report.grpo_reward_parts(out, name, funcs)
+        assert parts == report.grpo_reward_parts(run2, name, funcs) and all(parts.values()), name
+    assert (out / "sharpen" / "start.json").read_text() == (run2 / "sharpen" / "start.json").read_text()
+    for name in TRAINED_MODELS:
+        a, b = ((o / "models" / name / "model.safetensors").read_bytes() for o in (out, run2))
+        assert a == b, name

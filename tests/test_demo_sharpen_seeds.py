@@ -1,10 +1,10 @@
 """The demo's sharpening start rule and its seed table (experiments/demo/sharpen.py, seeds.py), without training:
 the start is the latest SFT checkpoint inside the validation band (issue 40: above chance, well
-below 100%), and `make demo-seeds` tabulates each seed's report with its spread."""
+below 100%), and `make demo-seeds` tabulates each seed's numbers with their spread (its reader runs on a real demo
+folder in tests/test_demo.py)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -30,20 +30,18 @@ def test_with_no_checkpoint_in_the_band_the_nearest_is_flagged():
         sharpen.choose_start([], 0.35, 0.75)
 
 
-def _report(folder: Path, after_sft: float, family_gain: float | None) -> Path:
-    folder.mkdir(parents=True)
+def _section(after_sft: float, family_gain: float | None) -> dict:
+    """A ``curriculum``-shaped section as seeds.seed_numbers returns it (None: a folder without the sharpening)."""
     cur = {"stages": {"after_sft": {"accuracy": after_sft, "per_family": {"scroll_direction": 0.5}}}}
     if family_gain is not None:
         cur["sharpening"] = {"start_choice": {"step": 800, "val_family_accuracy": 0.5},
                              "gains": {"grpo": {"family": {"mean": family_gain}, "whole": {"mean": 0.0}}}}
-    (folder / "report.json").write_text(json.dumps({"curriculum": cur}))
-    return folder
+    return cur
 
 
-def test_the_seed_table_reads_each_report_and_its_spread(tmp_path):
-    folders = {0: _report(tmp_path / "a", 0.30, 0.20), 1: _report(tmp_path / "b", 0.20, 0.10),
-               2: _report(tmp_path / "c", 0.25, None)}  # a report from before the sharpening stage
-    summary = seeds.summarize(folders)
+def test_the_seed_table_reads_each_seed_and_its_spread():
+    summary = seeds.summarize({0: _section(0.30, 0.20), 1: _section(0.20, 0.10),
+                               2: _section(0.25, None)})  # a folder from before the sharpening stage
     assert summary["seeds"][1]["after SFT"] == 0.20 and summary["seeds"][2]["GRPO family gain"] is None
     assert summary["seeds"][0]["start step"] == 800
     s = summary["spread"]["after SFT"]

@@ -147,6 +147,12 @@ def grpo_reward_curve(parts: dict[str, list[float]]) -> list[tuple[int, float]]:
     return [(i + 1, sum(w * parts[f][i] for f, w in zip(funcs, weights, strict=True))) for i in range(steps)]
 
 
+def sharpen_training_reward(out: Path) -> dict[str, list[float]]:
+    """The sharpening GRPO runs' r1gui reward per step (``{run: [reward, ...]}``, 0..1)."""
+    return {name: [r for _, r in grpo_reward_curve(grpo_reward_parts(out, f"sharpen_{name}"))]
+            for name in ("grpo", "grpo_shuffled")}
+
+
 def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) -> str | None:
     if not points:
         return None
@@ -342,8 +348,7 @@ def write_report(out: Path, *, profile: str, times: dict, real: dict[str, Path],
     cur = curriculum_section(out)
     curve_png = curriculum.plot_curves(cur["curves"], cur["stages"]["random"]["accuracy"],
                                        out / "plots" / "curriculum_curves.png")
-    sharpening = sharpen.section(out, times, {name: [r for _, r in grpo_reward_curve(grpo_reward_parts(
-        out, f"sharpen_{name}"))] for name in ("grpo", "grpo_shuffled")})
+    sharpening = sharpen.section(out, times, sharpen_training_reward(out))
     sharpen_png = None
     if sharpening is not None:
         cur["sharpening"] = sharpening

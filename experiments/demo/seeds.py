@@ -6,8 +6,11 @@ One interval over test screens hides the run-to-run spread (CPU float kernels di
 SFT at a large learning rate amplifies that), so the demo runs once per training seed (the tiny model's random
 weights, SFT's and GRPO's seeds; the data and the test screens are the same) into ``<out>/seed<k>/`` and tabulates
 what each run measured: the SFT model on the curriculum test screens, the sharpening start, and each sharpening run's
-paired gain on its families and on the whole curriculum. Writes ``<out>/seeds.json`` and ``<out>/seeds.md``
-(atomically) and prints the table. A seed whose folder is finished is reused (run.py's own stage bookkeeping).
+paired gain on its families and on the whole curriculum. Each seed builds only the stages the table reads
+(:data:`SEED_STAGES`: the model, the data, SFT, its curriculum test answers and the sharpening stage; about 60% of a
+whole demo's CPU time), and the numbers are computed from their files by the functions report.json is written with.
+Writes ``<out>/seeds.json`` and ``<out>/seeds.md`` (atomically) and prints the table. A seed whose stages are
+finished is reused (run.py's own stage bookkeeping).
 """
 
 from __future__ import annotations
@@ -24,7 +27,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.append(str(ROOT))
 from core.io import atomic_write_text  # noqa: E402
 
-RUN = Path(__file__).resolve().parent / "run.py"
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import curriculum  # noqa: E402  (experiments/demo/curriculum.py)
+import report  # noqa: E402  (experiments/demo/report.py)
+import sharpen  # noqa: E402  (experiments/demo/sharpen.py)
+
+RUN = HERE / "run.py"
+#: run.py's stages a seed builds (``--only``): what :data:`COLUMNS` reads, and the stages those need.
+SEED_STAGES = ("model", "data", "sft", "curriculum/after_sft", "sharpen_data", "sharpen_start", "sharpen/*")
 #: The numbers tabulated per seed: column title -> path in report.json's ``curriculum`` section.
 COLUMNS: dict[str, tuple[str, ...]] = {
     "after SFT": ("stages", "after_sft", "accuracy"),
@@ -47,12 +58,23 @@ def pick(section: dict[str, Any], path: tuple[str, ...]) -> float | None:
     return section if isinstance(section, int | float) else None
 
 
-def summarize(folders: dict[int, Path]) -> dict[str, Any]:
-    """Per seed, each column's value (fractions 0..1; None where the report lacks it), and per column the mean, the
-    sample standard deviation and the range over the seeds that have it."""
+def seed_numbers(folder: Path) -> dict[str, Any]:
+    """The part of report.json's ``curriculum`` section the table reads (``stages.after_sft`` and ``sharpening``),
+    computed from a demo folder's files as report.py computes them; a whole `make demo` folder or one built with
+    :data:`SEED_STAGES` only."""
+    stages_dir = folder / "stages"
+    times = {p.relative_to(stages_dir).with_suffix("").as_posix(): json.loads(p.read_text())
+             for p in stages_dir.rglob("*.json")}
+    after_sft = curriculum.stage_summary(*curriculum.row_accuracy(folder / "curriculum" / "after_sft" / "scored.jsonl"))
+    return {"stages": {"after_sft": after_sft},
+            "sharpening": sharpen.section(folder, times, report.sharpen_training_reward(folder))}
+
+
+def summarize(sections: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Per seed, each column's value read from its ``curriculum``-shaped section (fractions 0..1; None where it
+    lacks it), and per column the mean, the sample standard deviation and the range over the seeds that have it."""
     rows = {}
-    for seed, folder in folders.items():
-        cur = json.loads((folder / "report.json").read_text())["curriculum"]
+    for seed, cur in sections.items():
         rows[seed] = {name: pick(cur, path) for name, path in COLUMNS.items()}
         rows[seed]["start step"] = pick(cur, ("sharpening", "start_choice", "step"))
     spread = {}
@@ -97,11 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         folder = args.out / f"seed{seed}"
         print(f"[demo-seeds] seed {seed}: {folder}", file=sys.stderr, flush=True)
         done = subprocess.run([sys.executable, RUN, "--profile", args.profile, "--seed", str(seed), "--out", folder,
-                               "--shared-data", args.shared_data], check=False)
+                               "--shared-data", args.shared_data, "--only", *SEED_STAGES], check=False)
         if done.returncode:
             raise SystemExit(f"demo-seeds: the demo with seed {seed} failed (exit {done.returncode}); see {folder}/logs")
         folders[seed] = folder
-    summary = summarize(folders)
+    summary = summarize({seed: seed_numbers(folder) for seed, folder in folders.items()})
     summary["folders"] = {seed: str(f) for seed, f in folders.items()}
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "seeds.json", json.dumps(summary, indent=1) + "\n")
