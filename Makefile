@@ -46,7 +46,7 @@ help:
 	@echo "  setup-web          MiniWoB++: Debian chromium + chromium-driver, miniwob + selenium into .venvs/rl (root for apt)"
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
 	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
-	@echo "  demo               the learning demo: a tiny model on CPU, SFT then three GRPO runs (r1gui, gaussian, shuffled control), measured on the curriculum and the phone; 995 s on 2 idle cores (docs/demo.md)"
+	@echo "  demo               the learning demo: a tiny model on CPU, SFT, GRPO from its end three ways (r1gui, gaussian, shuffled control) and from a partly trained start (sharpening: GRPO, control, more SFT), measured on the curriculum and the phone; 2,748 s on 2 idle cores (docs/demo.md)"
 	@echo "  demo-seeds         the demo once per training seed (DEMO_SEEDS, default 0 1 2) and the table of its spread (docs/demo.md)"
 	@echo "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id> (network)"
 	@echo "  data-download      GUI-R1-3K parquets from the Hugging Face Hub into $(GUIR1_DIR) (network)"
@@ -88,8 +88,8 @@ lint: $(VENVS)/rl/.ready
 
 # The learning demo (experiments/demo/, docs/demo.md): the tiny random Qwen2.5-VL is measured on held-out curriculum
 # screens and realistic-phone screens and episodes, fine-tuned with LLaMA-Factory, then GRPO-trained with trl three
-# ways (r1gui, Gaussian, shuffled control), and measured after each; CPU: 995 s wall (1,491 s CPU) on 2 idle cores
-# as docs/demo.md measures it. Stages already built are reused; the last line printed is the report folder.
+# ways (r1gui, Gaussian, shuffled control) and, from a partly trained SFT checkpoint, sharpened (GRPO, its control,
+# more SFT), and measured after each; CPU: 2,748 s wall (4,005 s CPU) on 2 idle cores as docs/demo.md measures it. Stages already built are reused; the last line printed is the report folder.
 #: extra experiments/demo/run.py options, e.g. --fresh (redo every stage) or --only 'grpo_*'.
 DEMO_ARGS ?=
 demo: $(VENVS)/rl/.ready $(VENVS)/llamafactory/.ready
