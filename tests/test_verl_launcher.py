@@ -47,7 +47,9 @@ def test_on_cpu_the_recipe_then_the_cpu_settings_then_the_users_overrides(launch
         < args.index("data.train_batch_size=4")  # the user's value comes last: it wins
     assert args.index("actor_rollout_ref.rollout.name=vllm") < args.index("actor_rollout_ref.rollout.name=hf")
     assert {"trainer.device=cpu", "actor_rollout_ref.actor.strategy=fsdp2", "++ray_kwargs.ray_init.num_gpus=1",
-            "actor_rollout_ref.model.use_remove_padding=False"} <= set(args)
+            "actor_rollout_ref.model.use_remove_padding=False", "actor_rollout_ref.model.use_fused_kernels=True",
+            "actor_rollout_ref.model.fused_kernel_options.impl_backend=torch",
+            "++ray_kwargs.ray_init.include_dashboard=False"} <= set(args)
     assert "t: no CUDA GPU found: verl on CPU (platform cpu" in proc.stdout
     assert "PLATFORM=cpu" in proc.stdout and "MODULES=verl_cpu_platform,verl_hf_rollout" in proc.stdout
     assert f"PYTHONPATH={REPO}/verl/plugins:{REPO}/verl/gui_agent:{REPO}" in proc.stdout

@@ -123,6 +123,18 @@ def sft_loss_curve(out: Path) -> list[tuple[int, float]]:
     return [(int(r["current_steps"]), float(r["loss"])) for r in rows if r.get("loss") is not None]
 
 
+def stage_record(out: Path, name: str) -> Path:
+    """The file run.py's stage bookkeeping writes when stage ``name`` finishes: its settings hash, wall and CPU
+    seconds (``<out>/stages/<name>.json``)."""
+    return out / "stages" / f"{name}.json"
+
+
+def stage_records(out: Path) -> dict[str, dict]:
+    """Every finished stage's record by stage name (``sft``, ``sharpen/train_grpo``, ...)."""
+    base = stage_record(out, "x").parent
+    return {p.relative_to(base).with_suffix("").as_posix(): json.loads(p.read_text()) for p in base.rglob("*.json")}
+
+
 def grpo_reward_parts(out: Path, run: str = "r1gui", funcs: list[str] | None = None) -> dict[str, list[float]]:
     """Each reward function's mean over the completions of every logging step of GRPO run ``run``
     (``rewards/<name>/mean`` in trl's console log, one dict per step, in order)."""
@@ -150,7 +162,7 @@ def grpo_reward_curve(parts: dict[str, list[float]]) -> list[tuple[int, float]]:
 def sharpen_training_reward(out: Path) -> dict[str, list[float]]:
     """The sharpening GRPO runs' r1gui reward per step (``{run: [reward, ...]}``, 0..1)."""
     return {name: [r for _, r in grpo_reward_curve(grpo_reward_parts(out, f"sharpen_{name}"))]
-            for name in ("grpo", "grpo_shuffled")}
+            for name in sharpen.GRPO_RUNS}
 
 
 def _plot(points: list[tuple[int, float]], title: str, ylabel: str, path: Path) -> str | None:

@@ -99,9 +99,8 @@ class Stages:
     ``<out>/logs/<name>.log`` the output of its commands. One line is printed per stage."""
 
     def __init__(self, out: Path, fresh: bool, only: list[str] | None = None):
-        self.dir = out / "stages"
+        self.out = out
         self.logs = out / "logs"
-        self.dir.mkdir(parents=True, exist_ok=True)
         self.fresh = fresh
         self.only = only
         self.times: dict[str, dict] = {}
@@ -110,7 +109,7 @@ class Stages:
         if self.only is not None and not any(fnmatch.fnmatch(name, pattern) for pattern in self.only):
             return
         key = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
-        marker = self.dir / f"{name}.json"
+        marker = report_mod.stage_record(self.out, name)
         if not self.fresh and marker.is_file() and all(p.exists() for p in outputs):
             done = json.loads(marker.read_text())
             if done.get("key") == key:
@@ -443,9 +442,9 @@ def main(argv: list[str] | None = None) -> int:
 
     def sharpen_train(name: str) -> None:
         dst = sh_models / name
-        if name == "more_sft":  # LLaMA-Factory from the start's own checkpoint, on the prompts' gold answers
+        if name == sharpen.SFT_RUN:  # LLaMA-Factory from the start's own checkpoint, on the prompts' gold answers
             step = json.loads((sh_out / "start.json").read_text())["step"]
-            raw = sh_models / "more_sft-llamafactory"
+            raw = sh_models / f"{name}-llamafactory"
             train_sft(sft_raw / f"checkpoint-{step}", ["sharpen"], {**cfg["sft"]["overrides"], **sh["runs"][name]},
                       raw, "sharpen_more_sft")
             handoff(raw, dst, processor_from=base)
@@ -454,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
                        {**cfg["grpo"]["flags"], **(sh["runs"][name] or {})}, dst, f"grpo_sharpen_{name}")
 
     def sharpen_curve(name: str) -> None:
-        raw = sh_models / ("more_sft-llamafactory" if name == "more_sft" else name)
+        raw = sh_models / (f"{name}-llamafactory" if name == sharpen.SFT_RUN else name)
         curve(raw, f"sharpen_{name}", sh_models / "start", heldout="sharpen_val")
 
     for name in sharpen.RUNS.values():

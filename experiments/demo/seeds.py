@@ -62,9 +62,7 @@ def seed_numbers(folder: Path) -> dict[str, Any]:
     """The part of report.json's ``curriculum`` section the table reads (``stages.after_sft`` and ``sharpening``),
     computed from a demo folder's files as report.py computes them; a whole `make demo` folder or one built with
     :data:`SEED_STAGES` only."""
-    stages_dir = folder / "stages"
-    times = {p.relative_to(stages_dir).with_suffix("").as_posix(): json.loads(p.read_text())
-             for p in stages_dir.rglob("*.json")}
+    times = report.stage_records(folder)
     after_sft = curriculum.stage_summary(*curriculum.row_accuracy(folder / "curriculum" / "after_sft" / "scored.jsonl"))
     return {"stages": {"after_sft": after_sft},
             "sharpening": sharpen.section(folder, times, report.sharpen_training_reward(folder))}

@@ -19,6 +19,9 @@ import curriculum  # experiments/demo/curriculum.py (run.py and report.py put th
 
 #: The three runs from the start, in report order: report.json stage name -> the run's name (folders, gains).
 RUNS = {"after_grpo": "grpo", "after_grpo_shuffled": "grpo_shuffled", "after_more_sft": "more_sft"}
+#: The run that continues SFT (LLaMA-Factory, on the prompts' gold answers); the others are GRPO runs (trl).
+SFT_RUN = "more_sft"
+GRPO_RUNS = tuple(name for name in RUNS.values() if name != SFT_RUN)
 STAGES = ("start", *RUNS)
 
 
