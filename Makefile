@@ -19,7 +19,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 #: false: the tokenizers library starts no thread pool of its own (no fork warnings, no oversubscribed cores).
 export TOKENIZERS_PARALLELISM ?= false
-#: extra pytest arguments for make test, test-fast and test-inference, appended last (e.g. -k rewards, '-n 0').
+#: extra pytest arguments for make test, test-all, test-fast and test-inference, appended last (e.g. -k rewards, '-n 0').
 PYTEST_ARGS ?=
 
 #: the model every training target starts from: a Hugging Face Hub id found in the local cache (make download-model)
@@ -38,14 +38,15 @@ include $(wildcard mk/*.mk)
 # A command-line variable no makefile here reads is one warning line naming the closest known one (mk/vars.mk).
 $(_vars_check)
 
-.PHONY: help setup test test-fast lint demo demo-seeds lock clean-envs
+.PHONY: help setup test test-all test-fast lint demo demo-seeds lock clean-envs
 
 help:
 	@echo "gui-agent: make <target> [VAR=value ...]; every target picks its own env under $(VENVS)/ (README.md, docs/)"
 	@echo "  setup              create $(VENVS)/{base,rl,llamafactory} from the pinned lock files"
 	@echo "  setup-web          MiniWoB++: Debian chromium + chromium-driver, miniwob + selenium into .venvs/rl (root for apt)"
 	@echo "  setup-gpu          GPU extras (vLLM, flash-attn, DeepSpeed) at pinned versions (GPU machine; setup-gpu-check: dry run)"
-	@echo "  test / test-fast   the test suite (test-fast skips the slow CPU training runs)"
+	@echo "  test / test-fast   the test suite, as CI runs it (test-fast skips the slow CPU training runs)"
+	@echo "  test-all           make test and the repeat tests (second runs of slow checks: docs/testing.md)"
 	@echo "  demo               the learning demo: a tiny model on CPU, SFT, GRPO from its end three ways (r1gui, gaussian, shuffled control) and from a partly trained start (sharpening: GRPO, control, more SFT), measured on the curriculum and the phone; 2,748 s on 2 idle cores (docs/demo.md)"
 	@echo "  demo-seeds         the demo once per training seed (DEMO_SEEDS, default 0 1 2) and the table of its spread (docs/demo.md)"
 	@echo "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id> (network)"
@@ -76,8 +77,12 @@ $(VENVS)/%/.ready: pyproject.toml requirements/%.in $(wildcard requirements/%.lo
 
 # Two pytest-xdist workers (the 2-core CI machine): a test file is one unit of work, the Ray files one unit together,
 # the longest files first (tests/conftest.py, docs/testing.md). PYTEST_ARGS come last: PYTEST_ARGS='-n 0' runs
-# everything in one process.
+# everything in one process. make test (CI) leaves out the `repeat` tests: second runs of slow checks whose every code
+# path make test already runs (the demo's repeat run, the negated verl sign launch); make test-all runs them too.
 test: setup
+	$(RL)/python -m pytest -n 2 -m "not repeat" $(call qwords,$(PYTEST_ARGS))
+
+test-all: setup
 	$(RL)/python -m pytest -n 2 $(call qwords,$(PYTEST_ARGS))
 
 test-fast: setup

@@ -6,13 +6,14 @@ phone, llamafactory-cli SFT, trl GRPO, infer, eval, rollout), with no ../shared/
 - learning happened: the SFT loss falls, the SFT model answers in the format where the random one does not, and each
   GRPO run changed the SFT weights;
 - the SFT checkpoint written by LLaMA-Factory's env loads in the rl env with every tensor equal (the hand-off);
-- a second run from the same data trains the same weights with the same losses and rewards and picks the same
-  sharpening start from the same validation answers (fixed seeds and threads);
-- re-running on a finished folder reuses every stage and prints only the folder as its last line.
+- re-running on a finished folder reuses every stage and prints only the folder as its last line;
+- (``repeat``, `make test-all`: the second run of every training the first one ran) a second run from the same data
+  trains the same weights with the same losses and rewards and picks the same sharpening start from the same
+  validation answers (fixed seeds and threads).
 
-The stages that train nothing are built once (``--only``); both runs start from copies of them at the same time (each
-is bound by Python: about one core each). The second run builds only the trainings (and the checkpoint scan that
-picks the sharpening start): what the first run measures of its models is a function of the weights compared.
+The stages that train nothing are built once (``--only``); each run starts from a copy of them. The second run builds
+only the trainings (and the checkpoint scan that picks the sharpening start): what the first run measures of its
+models is a function of the weights compared.
 """
 
 from __future__ import annotations
@@ -80,22 +81,24 @@ def _demo(out: Path, *extra: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def demo_runs(tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProcess]]:
-    """Two runs from the same model, data and untrained measurements, at the same time: ``run1`` (the one most tests
-    read) trains and measures everything; ``run2`` (the repeat) trains everything."""
+def untrained(tmp_path_factory) -> Path:
+    """The stages that train nothing, built once: each run starts from a copy of them."""
     root = tmp_path_factory.mktemp("demo")
-    untrained = _demo(root / "untrained", "--only", *UNTRAINED)
-    assert untrained.stdout == "" and untrained.stderr.count(" done in ") == len(UNTRAINED)  # --only: no report
-    procs = {}
-    for name, extra in (("run1", ()), ("run2", ("--only", *TRAININGS))):
-        shutil.copytree(root / "untrained", root / name)
-        procs[name] = _start(root / name, *extra)
-    return {name: (root / name, _finish(proc)) for name, proc in procs.items()}
+    proc = _demo(root / "untrained", "--only", *UNTRAINED)
+    assert proc.stdout == "" and proc.stderr.count(" done in ") == len(UNTRAINED)  # --only: no report
+    return root / "untrained"
+
+
+def _run_from(untrained: Path, name: str, *extra: str) -> tuple[Path, subprocess.CompletedProcess]:
+    out = untrained.with_name(name)
+    shutil.copytree(untrained, out)
+    return out, _demo(out, *extra)
 
 
 @pytest.fixture(scope="module")
-def demo_run(demo_runs) -> tuple[Path, subprocess.CompletedProcess]:
-    return demo_runs["run1"]
+def demo_run(untrained) -> tuple[Path, subprocess.CompletedProcess]:
+    """``run1``, the one the tests read: trains and measures everything."""
+    return _run_from(untrained, "run1")
 
 
 def test_report_json_schema_and_numbers(demo_run) -> None:
@@ -307,17 +310,24 @@ def test_sft_checkpoint_hands_off_to_the_rl_env(demo_run) -> None:
     assert all((out / "models" / f"grpo_{r}" / "config.json").is_file() for r in GRPO_RUNS)
 
 
-def test_second_run_trains_the_same_and_reuse_is_fast(demo_runs) -> None:
-    (out, first), (run2, second) = demo_runs["run1"], demo_runs["run2"]
-    # Reused as is: the folder is finished, every stage is skipped and only the report is rewritten.
-    again = _demo(out)
+def test_rerun_of_a_finished_folder_reuses_every_stage(demo_run) -> None:
+    out, first = demo_run
+    again = _demo(out)  # the folder is finished: every stage is skipped and only the report is rewritten
     assert again.stdout.strip().splitlines()[-1] == str(out)
     assert again.stderr.count(" reused ") == N_STAGES and " done in " not in again.stderr
-    # Both runs started from the same model, data and untrained measurements; run1 built the rest, run2 its trainings.
-    for run, built in ((first, N_STAGES - len(UNTRAINED)), (second, len(TRAININGS))):
-        demo_lines = [line for line in run.stderr.splitlines() if line.startswith("[demo]")]
-        assert len(demo_lines) == built + (len(UNTRAINED) if run is first else 0)  # nothing else from the frameworks
-        assert sum(" done in " in line for line in demo_lines) == built
+    # run1 reused the untrained stages and built the rest; nothing but its own lines from the frameworks
+    demo_lines = [line for line in first.stderr.splitlines() if line.startswith("[demo]")]
+    assert len(demo_lines) == N_STAGES and sum(" done in " in line for line in demo_lines) == N_STAGES - len(UNTRAINED)
+
+
+@pytest.mark.repeat
+def test_second_run_trains_the_same(demo_run, untrained) -> None:
+    """``run2`` from the same model, data and untrained measurements builds only the trainings (and the checkpoint
+    scan that picks the sharpening start): what run1 measures of its models is a function of the weights compared."""
+    out, _ = demo_run
+    run2, second = _run_from(untrained, "run2", "--only", *TRAININGS)
+    demo_lines = [line for line in second.stderr.splitlines() if line.startswith("[demo]")]
+    assert len(demo_lines) == len(TRAININGS) and all(" done in " in line for line in demo_lines)
     assert second.stdout == ""  # --only: no report
     # The same losses, rewards, validation answers of the scanned checkpoints, and weights, byte for byte.
     assert report.sft_loss_curve(out) == report.sft_loss_curve(run2) != []

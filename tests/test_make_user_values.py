@@ -35,6 +35,7 @@ TARGETS = {
     "bench-eval": ["BENCH_ARGS"],
     "demo": ["DEMO_OUT", "SHARED_DATA", "DEMO_ARGS"],
     "test": ["PYTEST_ARGS"],
+    "test-all": ["PYTEST_ARGS"],
     "test-fast": ["PYTEST_ARGS"],
     "test-inference": ["PYTEST_ARGS"],
     "setup-web": ["CHROMIUM", "CHROMEDRIVER"],
@@ -123,9 +124,10 @@ def test_make_n_never_evaluates_a_hostile_value(target, value, tmp_path):
 
 def test_default_values_give_the_same_commands():
     """CI runs `make setup-web && make test`: with no value given their commands are the documented ones (make test:
-    two xdist workers, docs/testing.md)."""
+    two xdist workers without the repeat tests, docs/testing.md)."""
     xdist = "-n 2"  # two xdist workers (docs/testing.md)
-    assert make("-n", "test").stdout.splitlines()[-1] == f".venvs/rl/bin/python -m pytest {xdist} "
+    assert make("-n", "test").stdout.splitlines()[-1] == f'.venvs/rl/bin/python -m pytest {xdist} -m "not repeat" '
+    assert make("-n", "test-all").stdout.splitlines()[-1] == f".venvs/rl/bin/python -m pytest {xdist} "
     assert make("-n", "test-fast").stdout.splitlines()[-1] == f'.venvs/rl/bin/python -m pytest {xdist} -m "not slow" '
     web = make("-n", "setup-web").stdout
     for line in ("if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \\",
@@ -139,7 +141,7 @@ def test_default_values_give_the_same_commands():
     assert said == "setup-web: /usr/bin/chromium or /usr/bin/chromedriver is missing and installing them needs root;" \
                    " run:\n"
     assert make("-n", "test", "PYTEST_ARGS=-x -k parsers").stdout.splitlines()[-1] == \
-        f".venvs/rl/bin/python -m pytest {xdist} -x -k parsers"
+        f'.venvs/rl/bin/python -m pytest {xdist} -m "not repeat" -x -k parsers'
 
 
 @pytest.mark.parametrize("var", ["VENVS", "RL", "LF", "BASE"])

@@ -204,8 +204,16 @@ def report_of(proc: subprocess.CompletedProcess) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line)
 
 
+@pytest.fixture(scope="module")
+def shipped_dry_run(demo_dir: Path) -> dict[str, str]:
+    """The dry run of the demo rows with no knob set: the shipped recipe file and, with DRY_RUN=1, vllm (both tests
+    below read it; each dry run loads verl and both data splits, about 50 s)."""
+    return report_of(dry_run(demo_dir))
+
+
 @pytest.mark.slow
-def test_dry_run_composes_and_loads_every_data_prep_mode(demo_dir: Path, tmp_path: Path) -> None:
+def test_dry_run_composes_and_loads_every_data_prep_mode(demo_dir: Path, tmp_path: Path,
+                                                          shipped_dry_run: dict[str, str]) -> None:
     """The documented flow (data prep -> run script) gets to training on every prep mode: verl's config composed
     and validated, train AND validation files through RLHFDataset, tool YAML, agent loop and reward loaded."""
     from core.data.ingest import READERS
@@ -221,7 +229,7 @@ def test_dry_run_composes_and_loads_every_data_prep_mode(demo_dir: Path, tmp_pat
     parquet = tmp_path / "parquet"
     assert prepare("--output_dir", str(parquet), "--input_file", str(unified)).returncode == 0
     for data_dir, n_train, n_val, engine in ((demo_dir, 6, 1, "vllm"), (jsonl, 1, 1, "vllm"), (parquet, 1, 1, "sglang")):
-        report = report_of(dry_run(data_dir, env={"ROLLOUT_ENGINE": engine}))
+        report = shipped_dry_run if data_dir == demo_dir else report_of(dry_run(data_dir, env={"ROLLOUT_ENGINE": engine}))
         assert report["train_files"].endswith(f"{{'rows': {n_train}, 'agent_name': 'gui_agent', 'first_row_images': 1}}")
         assert report["val_files"].startswith(str(data_dir / "test.parquet"))
         assert f"'rows': {n_val}," in report["val_files"]
@@ -233,7 +241,8 @@ def test_dry_run_composes_and_loads_every_data_prep_mode(demo_dir: Path, tmp_pat
 
 
 @pytest.mark.slow
-def test_dry_run_shows_the_agent_recipe_files_values(demo_dir: Path, tmp_path: Path) -> None:
+def test_dry_run_shows_the_agent_recipe_files_values(demo_dir: Path, tmp_path: Path,
+                                                     shipped_dry_run: dict[str, str]) -> None:
     """The run script takes grid, turns, screenshots, cap, endings and prompt from the recipe file (RECIPE), the
     file `gui-agent rollout --recipe` reads: the dry run's loop and tool values are that file's, whatever it says."""
     from core.agent_recipe import AgentRecipe
@@ -243,7 +252,7 @@ def test_dry_run_shows_the_agent_recipe_files_values(demo_dir: Path, tmp_path: P
                     .replace("on_invalid: end", "on_invalid: feedback").replace("Task: {instruction}", "Goal: {instruction}"))
     for path in (RECIPE, mine):
         recipe = AgentRecipe.load(path)
-        report = report_of(dry_run(demo_dir, env={"RECIPE": str(path)}))
+        report = shipped_dry_run if path == RECIPE else report_of(dry_run(demo_dir, env={"RECIPE": str(path)}))
         assert report["gui_agent"] == f"recipe {path}: " + ", ".join(
             f"{k}={getattr(recipe, k)}" for k in AgentRecipe.keys() if k != "prompt")
         assert report["gui_agent_prompt"] == repr(recipe.prompt)

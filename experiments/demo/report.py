@@ -123,15 +123,19 @@ def sft_loss_curve(out: Path) -> list[tuple[int, float]]:
     return [(int(r["current_steps"]), float(r["loss"])) for r in rows if r.get("loss") is not None]
 
 
+#: The folder of a run's stage records (``<out>/stages``).
+STAGE_RECORDS = "stages"
+
+
 def stage_record(out: Path, name: str) -> Path:
     """The file run.py's stage bookkeeping writes when stage ``name`` finishes: its settings hash, wall and CPU
     seconds (``<out>/stages/<name>.json``)."""
-    return out / "stages" / f"{name}.json"
+    return out / STAGE_RECORDS / f"{name}.json"
 
 
 def stage_records(out: Path) -> dict[str, dict]:
     """Every finished stage's record by stage name (``sft``, ``sharpen/train_grpo``, ...)."""
-    base = stage_record(out, "x").parent
+    base = out / STAGE_RECORDS
     return {p.relative_to(base).with_suffix("").as_posix(): json.loads(p.read_text()) for p in base.rglob("*.json")}
 
 
