@@ -27,7 +27,7 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 #: Files run one after another on one worker (one unit, "ray"): each starts Ray clusters.
 RAY_FILES = ("test_verl_cpu_training.py", "test_inference_vllm.py")
 #: The longest units (file names, "ray"), longest first, as measured (docs/testing.md); the rest follow in file order.
-LONGEST_FIRST = ("test_demo.py", "ray", "test_grpo_trl.py")
+LONGEST_FIRST = ("ray", "test_demo.py", "test_grpo_trl.py")
 
 
 def work_unit(nodeid: str) -> str:
