@@ -58,26 +58,16 @@ TRAINED_MODELS = ("sft", *(f"grpo_{r}" for r in GRPO_RUNS), "sharpen/start", "sh
                   "sharpen/more_sft")
 
 
-def _start(out: Path, *extra: str) -> subprocess.Popen:
-    """``run.py`` on ``out``; its stdout and stderr go to files beside ``out`` (no pipe that a run waiting on the other
-    could fill)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out.with_name(out.name + ".stdout"), "w") as stdout, open(out.with_name(out.name + ".stderr"), "w") as stderr:
-        return subprocess.Popen([sys.executable, str(RUN), "--profile", "ci", "--out", str(out),
-                                 "--shared-data", str(out / "no-shared-data"), *extra], stdout=stdout, stderr=stderr)
-
-
-def _finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
-    """The finished run (no wall-clock limit: every stage is a bounded amount of work)."""
-    proc.wait()
-    out = Path(proc.args[proc.args.index("--out") + 1])
-    stdout, stderr = (out.with_name(out.name + suffix).read_text() for suffix in (".stdout", ".stderr"))
-    assert proc.returncode == 0, stderr[-4000:]
-    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-
-
 def _demo(out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return _finish(_start(out, *extra))
+    """``run.py`` on ``out``, finished (no wall-clock limit: every stage is a bounded amount of work); its stdout and
+    stderr are also kept in files beside ``out``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, str(RUN), "--profile", "ci", "--out", str(out),
+                           "--shared-data", str(out / "no-shared-data"), *extra], capture_output=True, text=True)
+    out.with_name(out.name + ".stdout").write_text(proc.stdout)
+    out.with_name(out.name + ".stderr").write_text(proc.stderr)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc
 
 
 @pytest.fixture(scope="module")
