@@ -72,7 +72,9 @@ class StepRecord:
     """One turn. ``action`` is the parsed action in screen pixels (None when ``invalid`` says why it was not
     executed); ``ignored`` the env's reason when the phone ignored it; ``gold_action`` / ``gold_box`` the env's
     next gold action and target box (screen pixels) in the state the model saw; ``success`` the goal check
-    after the turn. ``screen`` (the screenshot the model saw) is kept only when the session keeps screens."""
+    after the turn; ``state_hash`` the env's anchor of the state the model saw (``info["state_hash"]``: the simulated
+    phone's and the replayed trajectory's; None for an env without one). ``screen`` (the screenshot the model saw)
+    is kept only when the session keeps screens."""
 
     index: int
     instruction: str
@@ -84,13 +86,14 @@ class StepRecord:
     success: bool
     gold_action: Action | None
     gold_box: list[float] | None
+    state_hash: str | None = None
     screen: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "instruction": self.instruction, "model_text": self.model_text,
                 "action": action_dict(self.action), "invalid": self.invalid, "ignored": self.ignored,
                 "reward": self.reward, "success": self.success, "gold_action": action_dict(self.gold_action),
-                "gold_box": self.gold_box}
+                "gold_box": self.gold_box, "state_hash": self.state_hash}
 
 
 @dataclass
@@ -257,7 +260,8 @@ class EpisodeSession:
         rec = StepRecord(index=len(self.episode.steps), instruction=self.instruction_of(info), model_text=text,
                          action=action, invalid=invalid, ignored=ignored, reward=float(reward),
                          success=bool(self.info.get("success")), gold_action=info.get("gold_action"),
-                         gold_box=_box(info.get("gold_box")), screen=seen if self.keep_screens else None)
+                         gold_box=_box(info.get("gold_box")), state_hash=info.get("state_hash"),
+                         screen=seen if self.keep_screens else None)
         self.episode.steps.append(rec)
         if seen_image is not None:
             self._window_screens = [*self._window_screens, seen_image][-(self.max_screenshots - 1):]

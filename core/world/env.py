@@ -18,11 +18,13 @@ Beyond the shared contract's keys, ``info`` has ``split``, ``route`` (the screen
 ``gold_record`` (the next gold step as a :class:`core.records.GoldRecord`, ORIGINAL = screen pixels) and
 ``gold_match`` (after a step: whether the action taken was the gold step, by :func:`core.matching.match`) and
 ``frame_key`` (the renderer's frame-cache key of ``obs``, hashable: equal keys mean identical screenshots, so
-consumers can cache what they derive from a screen, e.g. its model-size copy).
+consumers can cache what they derive from a screen, e.g. its model-size copy) and ``state_hash`` (:func:`state_hash`:
+the task and the phone's whole state hashed, the anchor of GiGPO's step groups).
 """
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from typing import Any
 
@@ -105,6 +107,12 @@ def to_action(action: Any) -> Action:
 @lru_cache(maxsize=8)
 def _screenshot_space(height: int, width: int) -> gym.spaces.Box:
     return gym.spaces.Box(0, 255, (height, width, 3), np.uint8)
+
+
+def state_hash(task_id: str, phone: Phone) -> str:
+    """The anchor of a state: a hex SHA-256 of the task id and :meth:`Phone.state_key` (never of pixels), equal
+    exactly when two screens are the same state of the same task (GiGPO's anchor states, :mod:`core.rl.gigpo`)."""
+    return hashlib.sha256(repr((task_id, phone.state_key())).encode("utf-8")).hexdigest()
 
 
 class SimPhoneEnv(gym.Env):
@@ -237,9 +245,9 @@ class SimPhoneEnv(gym.Env):
             "gold_action": gold.action if gold else None,
             "gold_box": list(gold.target.visible_box) if gold and gold.target else None,
             "ignored": ignored, "step": self.steps, "split": task.split, "route": "/".join(phone.route),
-            "gold_record": self._gold, "gold_match": None,
+            "gold_record": self._gold, "gold_match": None, "state_hash": state_hash(task.id, phone),
         }
 
 
 __all__ = ["DEFAULT_MAX_STEPS", "ENDING_ACTIONS", "EpisodeOverError", "PhoneActionSpace", "SimPhoneEnv",
-           "checked_max_steps", "to_action"]
+           "checked_max_steps", "state_hash", "to_action"]

@@ -14,6 +14,7 @@ import copy
 import re
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 from core.actions import Action, swipe_to_scroll
 from core.world.content import APPS, SETTINGS, Content
@@ -138,6 +139,14 @@ class Phone:
             self._widgets = [self._status_bar(), *content, *dialog, *system]
             self._modal_ids = {w.id for w in dialog + system}
         return self._widgets
+
+    def state_key(self) -> tuple:
+        """Every piece of the phone's mutable state as one canonical, hashable tuple (dicts as sorted items): equal
+        exactly when two phones are in the same state, whatever order the state was reached in. The screen's
+        pixels follow from it; it never reads them."""
+        fields = ("stack", "settings", "threads", "notes", "alarms", "fields", "focus", "scroll", "dialog", "tabs",
+                  "running", "maps_query", "calc", "calc_done", "recents", "pinned", "board", "tapped", "pan")
+        return tuple((name, _canonical(getattr(self, name))) for name in fields)
 
     def find(self, widget_id: str) -> Widget | None:
         return next((w for w in self.widgets() if w.id == widget_id), None)
@@ -712,6 +721,15 @@ class Phone:
                                                               x1 + dw - bw - px(32), y2 - px(20)), on_tap=("cancel",)),
                 Widget("dialog_ok", "button", "OK", (x1 + dw - bw - px(20), y2 - px(64), x1 + dw - px(20), y2 - px(20)),
                        enabled=valid, on_tap=("add_alarm",))]
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as nested tuples (dicts as items sorted by key), for :meth:`Phone.state_key`."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _canonical(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_canonical(v) for v in value)
+    return value
 
 
 def _finite(v: float) -> bool:

@@ -23,7 +23,9 @@ the run scripts pass ``verl/gui_agent/recipe.yaml`` or ``RECIPE``); any recipe k
 ``screen_width``/``screen_height`` name the grid); ``max_tokens_per_turn`` caps one model turn's new tokens (the
 request's ``max_tokens``; unset: what the response budget leaves). The reward (:mod:`gui_agent_reward`) is computed here, where
 turn boundaries are known, and returned as ``reward_score`` with every part in
-``extra_fields["reward_extra_info"]``. A failure inside one episode (bad row, env error) ends that episode with
+``extra_fields["reward_extra_info"]``; per turn, ``extra_fields["anchors"]`` and ``["step_rewards"]``
+(:func:`turn_credit`) carry what GiGPO's step-level credit needs (``algorithm.adv_estimator=gigpo``,
+``gui_agent_trainer``). A failure inside one episode (bad row, env error) ends that episode with
 reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
 """
 
@@ -94,6 +96,21 @@ def create_kwargs_for(extra_info: dict[str, Any], tools_kwargs: dict[str, Any] |
         return dict(given)
     keys = ("task_id", "seed", "env", "screenshots", "expected_actions", "instruction")
     return {k: extra_info[k] for k in keys if extra_info.get(k) is not None}
+
+
+def turn_credit(turns: list[TurnScore], steps: list[Any], success: bool, episode_id: str, *,
+                completion_bonus: float) -> tuple[list[str], list[float]]:
+    """Per model turn, GiGPO's anchor and step reward (``extra_fields["anchors"]`` / ``["step_rewards"]``).
+
+    Anchor: the env's ``state_hash`` of the state the turn acted on (:func:`core.world.env.state_hash`; the replayed
+    trajectory's own), or ``<episode id>:<turn>`` where the env gives none (a state no other turn shares: that turn's
+    step advantage is 0). Step reward: the turn's dense ``overall`` score, plus ``completion_bonus`` on the last
+    turn of a successful episode (so the step rewards add up as the episode reward's parts do)."""
+    anchors = [(steps[t].state_hash if t < len(steps) else None) or f"{episode_id}:{t}" for t in range(len(turns))]
+    rewards = [float(turn.parts["overall"]) for turn in turns]
+    if rewards and success:
+        rewards[-1] += float(completion_bonus)
+    return anchors, rewards
 
 
 @dataclass
@@ -236,6 +253,10 @@ class GUIAgentLoop(AgentLoopBase):
         parts.update({"gui_agent/invalid": float(sum(s.invalid is not None for s in steps)),
                       "gui_agent/tool_calls": float(sum(s.invalid is None for s in steps)),
                       "gui_agent/context_budget": float(ep.ended_by == "context_budget")})
+        anchors, step_rewards = turn_credit(ep.turns, steps, success, ep.instance_id,
+                                            completion_bonus=self.gui.completion_bonus)
+        if error is not None:
+            step_rewards = [0.0] * len(step_rewards)  # as the episode's reward
         episode_row = session.episode.to_row() if session is not None else None
         if ep.instance_id:
             await self.tool.release(ep.instance_id)
@@ -252,8 +273,9 @@ class GUIAgentLoop(AgentLoopBase):
             num_turns=len(ep.messages),
             metrics=AgentLoopMetrics(**{k: v for k, v in ep.metrics.items() if k in AgentLoopMetrics.model_fields}),
             extra_fields={**ep.server_fields, "reward_extra_info": parts, "turn_texts": ep.turn_texts,
-                          "feedback": ep.feedback, "ended_by": ep.ended_by, "episode": episode_row, "error": error},
+                          "feedback": ep.feedback, "ended_by": ep.ended_by, "episode": episode_row, "error": error,
+                          "anchors": anchors, "step_rewards": step_rewards},
         )
 
 
-__all__ = ["AGENT_NAME", "GUIAgentConfig", "GUIAgentLoop", "GUIAgentState", "create_kwargs_for"]
+__all__ = ["AGENT_NAME", "GUIAgentConfig", "GUIAgentLoop", "GUIAgentState", "create_kwargs_for", "turn_credit"]

@@ -17,6 +17,7 @@ shadows the installed ``verl`` package.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -132,7 +133,12 @@ class ReplayPhoneEnv(gymnasium.Env):
         return {"task_id": self.task_id, "family": "replay", "app": None, "instruction": self.instruction,
                 "step_instruction": None, "screen_size": self.screen_size, "widgets": [],
                 "success": self.succeeded, "gold_action": gold, "gold_box": None, "ignored": ignored,
-                "step": self.steps}
+                "step": self.steps, "state_hash": self.state_hash()}
+
+    def state_hash(self) -> str:
+        """The anchor of the current state (GiGPO): the task, the logged screen shown and how many expected actions
+        were matched, hashed (the replay's whole state; never its pixels)."""
+        return hashlib.sha256(repr((self.task_id, self.index, self.matched)).encode("utf-8")).hexdigest()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
