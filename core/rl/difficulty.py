@@ -63,9 +63,11 @@ class DifficultyFilter:
         newly: list[Hashable] = []
         for task, s in zip(task_ids, ok, strict=True):
             key = anchor_key(task)
+            if key in newly:  # set aside by this step's earlier outcomes: judged on fresh rollouts when back
+                continue
             recent = self.history.setdefault(key, deque(maxlen=self.window))
             recent.append(bool(s))
-            if len(recent) == self.window and (all(recent) or not any(recent)) and key not in newly:
+            if len(recent) == self.window and (all(recent) or not any(recent)):
                 self.skipped_until[key] = step + 1 + self.skip_steps
                 recent.clear()
                 newly.append(key)

@@ -84,6 +84,8 @@ def _normalized(values: np.ndarray, groups: Sequence[Hashable], members_of: dict
         entries = values[members]
         if len(entries) == 1:
             stats[g] = (0.0 if singleton_mean_zero else float(entries[0]), 1.0)
+        elif np.all(entries == entries[0]):  # all equal: exactly 0 (a float mean may miss the value by an ulp)
+            stats[g] = (float(entries[0]), 0.0)
         else:
             stats[g] = (float(entries.mean()), float(entries.std(ddof=1)))
     out = np.empty(len(values), dtype=np.float64)

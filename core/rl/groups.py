@@ -39,7 +39,7 @@ DEFAULT_NSR_LAMBDA = 0.1
 def successes(success: Sequence[Any], n: int) -> np.ndarray:
     """``success`` as booleans: a value > 0 is a success (1.0 / True), 0 a failure; NaN or a non-number is a
     ``ValueError`` naming the row."""
-    return checked_values(success, "success", n) > 0
+    return checked_values([float(v) if isinstance(v, (bool, np.bool_)) else v for v in success], "success", n) > 0
 
 
 def checked_lambda(value: Any, name: str = "algorithm.nsr_lambda") -> float:
@@ -58,7 +58,12 @@ def grpo_advantages(group_ids: Sequence[Any], rewards: Sequence[float], *, norm_
     out = np.empty(n, dtype=np.float64)
     for members in group_rows(group_ids).values():
         values = r[members]
-        mean, std = (0.0, 1.0) if len(values) == 1 else (values.mean(), values.std(ddof=1))
+        if len(values) == 1:
+            mean, std = 0.0, 1.0
+        elif np.all(values == values[0]):  # all equal: exactly 0 (a float mean may miss the value by an ulp)
+            mean, std = values[0], 0.0
+        else:
+            mean, std = values.mean(), values.std(ddof=1)
         out[members] = (values - mean) / (std + epsilon) if norm_by_std else values - mean
     return out
 

@@ -86,6 +86,8 @@ class SuccessReplay:
         if len(items) != n:
             raise ValueError(f"items has {len(items)} rows, task_ids {n}")
         replayed = [False] * n if replayed is None else list(replayed)
+        if len(replayed) != n:
+            raise ValueError(f"replayed has {len(replayed)} rows, task_ids {n}")
         stored = 0
         for i in range(n):
             if ok[i] and not replayed[i]:

@@ -24,7 +24,7 @@ def anchor_key(anchor: Any) -> Hashable:
     if isinstance(anchor, (list, tuple)):
         return tuple(anchor_key(v) for v in anchor)
     if isinstance(anchor, dict):
-        return tuple(sorted((str(k), anchor_key(v)) for k, v in anchor.items()))
+        return tuple(sorted(((anchor_key(k), anchor_key(v)) for k, v in anchor.items()), key=repr))
     raise ValueError(f"an anchor must be a string, number, sequence, array or mapping, got {type(anchor).__name__}")
 
 
