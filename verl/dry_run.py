@@ -237,10 +237,38 @@ def trainer_line(cfg) -> str:
         f"; transfer_queue {queue}"
 
 
+def rl_line(cfg) -> str:
+    """The advantage estimator and the RL methods the run uses (``algorithm``: ``rl_methods.rl_options``, the check
+    the trainer makes first); a bad value is a DryRunError naming ``algorithm.<key>``."""
+    from omegaconf import OmegaConf
+
+    from rl_methods import rl_options
+
+    algorithm = OmegaConf.to_container(cfg.algorithm, resolve=True)
+    try:
+        opts = rl_options(algorithm)
+    except ValueError as e:
+        raise DryRunError(f"config: {e}") from None
+    parts = [f"adv_estimator {opts.estimator}"]
+    if opts.estimator == "gigpo":
+        parts.append("gigpo " + ", ".join(f"{k} {v}" for k, v in opts.gigpo.items()))
+    if opts.estimator == "grpo_nsr":
+        parts.append(f"nsr_lambda {opts.nsr_lambda:g}")
+    dapo = algorithm.get("filter_groups") or {}
+    if dapo.get("enable"):
+        parts.append(f"dynamic sampling on {dapo.get('metric')}")
+    if opts.replay_capacity is not None:
+        parts.append(f"success replay (capacity {opts.replay_capacity})")
+    if opts.difficulty is not None:
+        parts.append("difficulty filter (window {}, skip {} steps)".format(*opts.difficulty))
+    return "; ".join(parts)
+
+
 def dry_run(argv: list[str]) -> dict[str, Any]:
     """Every check above; the printed values."""
     cfg = compose(argv)
     check_numbers(cfg)
+    rl_methods = rl_line(cfg)
     engine = engine_line(cfg)  # the cheap checks first: a typo fails before the model and data load
     trainer = trainer_line(cfg)
     if "gui_agent" in cfg:
@@ -259,6 +287,7 @@ def dry_run(argv: list[str]) -> dict[str, Any]:
         "max_prompt_length": cfg.data.max_prompt_length,
         "max_response_length": cfg.data.max_response_length,
         "lr": cfg.actor_rollout_ref.actor.optim.lr,
+        "rl_methods": rl_methods,
         "n_gpus": f"{cfg.trainer.n_gpus_per_node} x {cfg.trainer.nnodes} node(s), device {cfg.trainer.device}",
     }
     for key in ("train_files", "val_files"):

@@ -56,62 +56,147 @@ def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) 
 def step_reward_part_metrics(batch) -> dict[str, float]:
     """:func:`reward_part_metrics` of a step's batch in verl's TransferQueue (``KVBatchMeta``: keys, partition,
     tags), padding rows left out, read the way verl's v1 trainer reads its own per-sample fields."""
-    import transfer_queue as tq
-
-    data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["extra_fields"])
-    extra = data.pop("extra_fields").tolist()
-    real = [e for e, tag in zip(extra, batch.tags, strict=True) if not tag.get("is_padding", False)]
-    return reward_part_metrics(e.get("reward_extra_info") if isinstance(e, dict) else None for e in real)
+    _, data = step_samples(batch, ["extra_fields"])
+    return reward_part_metrics((e or {}).get("reward_extra_info") for e in data["extra_fields"])
 
 
-def mask_segments(token_ids: Sequence[int], mask: Sequence[int], decode: Callable[[list[int]], str]) -> list[dict]:
+def mask_segments(token_ids: Sequence[int], mask: Sequence[int], decode: Callable[[list[int]], str],
+                  advantages: Sequence[float] | None = None) -> list[dict]:
     """A response's tokens cut into runs of equal ``response_mask``: ``[{"trained": bool, "tokens": n, "text":
-    decode(run)}, ...]`` in order (special tokens kept, so turn boundaries show)."""
-    if len(token_ids) != len(mask):
-        raise ValueError(f"{len(token_ids)} response tokens but {len(mask)} mask values")
+    decode(run)}, ...]`` in order (special tokens kept, so turn boundaries show); with ``advantages`` (one per
+    token, as the update read them) each run also has ``advantage_min`` / ``advantage_max``."""
+    if len(token_ids) != len(mask) or (advantages is not None and len(advantages) != len(mask)):
+        raise ValueError(f"{len(token_ids)} response tokens but {len(mask)} mask values"
+                         + ("" if advantages is None else f" and {len(advantages)} advantages"))
     segments: list[dict] = []
     start = 0
     for end in range(1, len(token_ids) + 1):
         if end == len(token_ids) or bool(mask[end]) != bool(mask[start]):
             run = [int(t) for t in token_ids[start:end]]
-            segments.append({"trained": bool(mask[start]), "tokens": len(run), "text": decode(run)})
+            segment = {"trained": bool(mask[start]), "tokens": len(run), "text": decode(run)}
+            if advantages is not None:
+                values = [float(a) for a in advantages[start:end]]
+                segment.update(advantage_min=min(values), advantage_max=max(values))
+            segments.append(segment)
             start = end
     return segments
 
 
 def write_response_masks(batch, tokenizer, directory: str | os.PathLike, step: int) -> Path:
-    """:func:`mask_segments` of every sample of a step's batch (TransferQueue ``KVBatchMeta``), one JSON line each
-    (``uid``, ``segments``), written atomically to ``<directory>/response_masks/<step>.jsonl``."""
+    """:func:`mask_segments` of every sample of a step's batch (TransferQueue ``KVBatchMeta``), with the advantages
+    the update used, one JSON line each (``uid``, ``segments``), written atomically to
+    ``<directory>/response_masks/<step>.jsonl``."""
     import transfer_queue as tq
 
-    data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["responses", "response_mask"])
+    data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id,
+                           select_fields=["responses", "response_mask", "advantages"])
     out = Path(directory) / "response_masks" / f"{step}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as f:
-        for key, ids, mask in zip(batch.keys, data["responses"].unbind(), data["response_mask"].unbind(), strict=True):
-            segments = mask_segments(ids.tolist(), mask.tolist(), lambda run: tokenizer.decode(run))
+        for key, ids, mask, adv in zip(batch.keys, data["responses"].unbind(), data["response_mask"].unbind(),
+                                       data["advantages"].unbind(), strict=True):
+            segments = mask_segments(ids.tolist(), mask.tolist(), lambda run: tokenizer.decode(run), adv.tolist())
             f.write(json.dumps({"uid": key, "segments": segments}, ensure_ascii=False) + "\n")
     os.replace(tmp, out)
     return out
 
 
-def trainer_class() -> type:
-    """verl's v1 sync trainer + the reward parts in its per-step metrics (built on first use: verl's v1 trainer
-    module imports the TransferQueue package, verl's ``verl-core`` extra, which the CPU environment lacks)."""
-    from omegaconf import open_dict
+def step_samples(batch, fields: Sequence[str]) -> tuple[list[str], dict[str, list]]:
+    """(keys, per-field lists) of a step's real samples (padding rows left out), read from TransferQueue;
+    ``extra_fields`` as dicts, ``rm_scores`` as each sample's summed reward, tensors as lists."""
+    import transfer_queue as tq
 
+    real = [i for i, tag in enumerate(batch.tags) if not tag.get("is_padding", False)]
+    keys = [batch.keys[i] for i in real]
+    data = tq.kv_batch_get(keys=keys, partition_id=batch.partition_id, select_fields=list(fields))
+    out: dict[str, list] = {}
+    for name in fields:
+        value = data[name]
+        if name in ("extra_fields", "extra_info"):
+            out[name] = [e if isinstance(e, dict) else getattr(e, "data", None) for e in value.tolist()]
+        elif name == "rm_scores":
+            out[name] = [float(v.sum()) for v in value.unbind()]
+        elif hasattr(value, "unbind"):
+            out[name] = [v.tolist() for v in value.unbind()]
+        else:
+            out[name] = list(value.tolist())
+    return keys, out
+
+
+def trainer_class() -> type:
+    """verl's v1 sync trainer + the reward parts in its per-step metrics + the RL methods of :mod:`rl_methods`
+    (built on first use: verl's v1 trainer module imports the TransferQueue package, verl's ``verl-core`` extra,
+    which the CPU environment lacks)."""
+    import torch
+    from omegaconf import open_dict
+    from tensordict import TensorDict
+
+    from rl_methods import OWN_ESTIMATORS, group_metrics, rl_options, success_values, task_key, token_advantages
     from verl.trainer.ppo.v1 import PPOTrainerSync
 
     class GUIAgentTrainer(PPOTrainerSync):
         def __init__(self, config, *args: Any, **kwargs: Any):
+            self.rl = rl_options(config.algorithm)  # a bad value: one line naming algorithm.<key>, before any work
+            self.difficulty = self.rl.difficulty_filter()
+            self.skipped_rows = 0
             with open_dict(config):
                 config.trainer.v1.trainer_mode = BASE_MODE  # verl branches on the mode's name: behave as sync
+                if self.difficulty is not None:
+                    config.data.gen_batch_size = 1  # rows are set aside one at a time (as verl's DAPO refill)
             super().__init__(config, *args, **kwargs)
 
+        # ------------------------------------------------------------------ difficulty filter (sampler side)
+        def _fetch_one_gen_batch(self):
+            batch = super()._fetch_one_gen_batch()
+            if self.difficulty is None:
+                return batch
+            for _ in range(len(self.train_dataset)):  # at most one pass over the data, then take what comes
+                info = batch["extra_info"][0]  # one row a fetch (gen_batch_size 1)
+                if not self.difficulty.is_skipped(task_key(info, ""), self.global_steps):
+                    break
+                self.skipped_rows += 1
+                batch = super()._fetch_one_gen_batch()
+            return batch
+
+        # ------------------------------------------------------------------ advantages
+        def _compute_advantage(self, batch, metrics):
+            if self.rl.estimator not in OWN_ESTIMATORS:
+                return super()._compute_advantage(batch, metrics)
+            import transfer_queue as tq
+
+            keys, data = step_samples(batch, ["response_mask", "rm_scores", "extra_fields"])
+            advantages, adv_metrics = token_advantages(self.rl, keys, data["response_mask"], data["rm_scores"],
+                                                       data["extra_fields"])
+            metrics.update(adv_metrics)
+            by_key = dict(zip(keys, advantages, strict=True))
+            lengths = [int(tag["response_len"]) for tag in batch.tags]
+            per_sample = [by_key.get(key) if not tag.get("is_padding", False) else None
+                          for key, tag in zip(batch.keys, batch.tags, strict=True)]
+            nested = torch.nested.as_nested_tensor(
+                [torch.tensor(a, dtype=torch.float32) if a is not None else torch.zeros(n)  # padding rows: 0
+                 for a, n in zip(per_sample, lengths, strict=True)], layout=torch.jagged)
+            return tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id,
+                                   fields=TensorDict({"advantages": nested, "returns": nested},
+                                                     batch_size=len(batch)))
+
+        # ------------------------------------------------------------------ per-step metrics
         def _compute_metrics(self, batch, metrics, timing_raw, global_steps, epoch):
             super()._compute_metrics(batch, metrics, timing_raw, global_steps=global_steps, epoch=epoch)
-            metrics.update(step_reward_part_metrics(batch))
+            keys, data = step_samples(batch, ["extra_fields", "rm_scores", "extra_info"])
+            extras = data["extra_fields"]
+            metrics.update(reward_part_metrics((e or {}).get("reward_extra_info") for e in extras))
+            try:
+                metrics.update(group_metrics(keys, extras, self.rl.success_metric, data["rm_scores"]))
+            except ValueError:  # no success part (a custom reward): no group counts, no difficulty filter
+                return
+            if self.difficulty is not None:
+                _, ok = success_values(extras, self.rl.success_metric)
+                tasks = [task_key(info, key.split("_")[0]) for info, key in zip(data["extra_info"], keys, strict=True)]
+                self.difficulty.update(tasks, ok, global_steps)
+                metrics.update({"rl/difficulty/skipped_rows": float(self.skipped_rows),
+                                "rl/difficulty/tasks_set_aside": float(self.difficulty.skipped_count(global_steps + 1))})
+                self.skipped_rows = 0
 
         def _log_rollout_data(self, batch, timing_raw, rollout_data_dir):
             super()._log_rollout_data(batch, timing_raw, rollout_data_dir)
