@@ -113,8 +113,9 @@ def step_samples(batch, fields: Sequence[str]) -> tuple[list[str], dict[str, lis
     out: dict[str, list] = {}
     for name in fields:
         value = data[name]
-        if name in ("extra_fields", "extra_info"):
-            out[name] = [e if isinstance(e, dict) else getattr(e, "data", None) for e in value.tolist()]
+        if name in ("extra_fields", "extra_info"):  # a NonTensorStack, or a plain list for a subset of keys
+            items = value.tolist() if hasattr(value, "tolist") else list(value)
+            out[name] = [e if isinstance(e, dict) else getattr(e, "data", None) for e in items]
         elif name == "rm_scores":
             out[name] = [float(v.sum()) for v in value.unbind()]
         elif hasattr(value, "unbind"):
