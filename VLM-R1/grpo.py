@@ -63,6 +63,11 @@ class ScriptArguments:
         "help": "Processor smart_resize lower bound (pixels); the export's --min-pixels. None: the model's own."})
     max_pixels: int | None = field(default=None, metadata={
         "help": "Processor smart_resize upper bound (pixels); the export's --max-pixels. None: the model's own."})
+    nsr_lambda: float | None = field(default=None, metadata={
+        "help": "Negative samples (arXiv 2506.01347; 0.1 there): every completion of a group whose completions all "
+                "failed gets the advantage -lambda instead of trl's 0 (core.rl.groups). Unset: off."})
+    success_reward: str = field(default="r1gui_accuracy", metadata={
+        "help": "With --nsr_lambda: the reward function (a --reward_funcs name) whose value > 0 is a success."})
     lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains the full model."})
     lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha (with --lora_r)."})
     lora_dropout: float = field(default=0.05, metadata={"help": "LoRA dropout (with --lora_r)."})
@@ -200,10 +205,57 @@ def load_splits(paths: str, flag: str, max_samples: int | None = None):
     return ds.select(range(min(max_samples, len(ds)))) if max_samples else ds
 
 
-def main(argv: list[str] | None = None) -> None:
+def trainer_class(script: ScriptArguments):
+    """trl's ``GRPOTrainer``, or with ``--nsr_lambda`` a subclass whose all-fail groups get ``-lambda``
+    (:func:`core.rl.groups.all_fail_rows`): trl computes its group-relative advantages as usual, then
+    ``_generate_and_score_completions`` (trl's own step that returns them) overwrites those of the groups where the
+    ``--success_reward`` function is 0 for every completion. Logged as ``nsr/all_fail_frac``."""
     from trl import GRPOTrainer
 
+    if script.nsr_lambda is None:
+        return GRPOTrainer
+    from core.rl.groups import all_fail_rows, checked_lambda
+
+    try:
+        lam = checked_lambda(script.nsr_lambda, "--nsr_lambda")
+    except ValueError as e:
+        raise ScriptError(str(e)) from None
+
+    class NegativeSampleGRPOTrainer(GRPOTrainer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if script.success_reward not in self.reward_func_names:
+                raise ScriptError(f"--success_reward: {script.success_reward!r} is not one of the run's reward "
+                                  f"functions {self.reward_func_names}")
+            self._success_column = self.reward_func_names.index(script.success_reward)
+
+        def _calculate_rewards(self, *args, **kwargs):
+            self._rewards_per_func = super()._calculate_rewards(*args, **kwargs)  # every process's rows
+            return self._rewards_per_func
+
+        def _generate_and_score_completions(self, inputs):
+            import torch
+
+            output = super()._generate_and_score_completions(inputs)
+            mode = "train" if self.model.training else "eval"
+            if mode != "train":
+                return output
+            success = torch.nan_to_num(self._rewards_per_func[:, self._success_column], nan=0.0).cpu().numpy()
+            groups = [i // self.num_generations for i in range(len(success))]
+            fail = all_fail_rows(groups, success)
+            local = len(output["advantages"])
+            start = self.accelerator.process_index * local
+            mask = torch.as_tensor(fail[start:start + local], device=output["advantages"].device)
+            output["advantages"] = torch.where(mask, torch.full_like(output["advantages"], -lam), output["advantages"])
+            self._metrics[mode]["nsr/all_fail_frac"].append(float(fail.mean()))
+            return output
+
+    return NegativeSampleGRPOTrainer
+
+
+def main(argv: list[str] | None = None) -> None:
     script, config = parse(argv)
+    GRPOTrainer = trainer_class(script)
     reward_funcs = reward_functions(script, config.seed)
     train = load_splits(script.dataset, "--dataset", script.max_samples)
     evaluation = load_split(script.eval_dataset, "--eval_dataset") if script.eval_dataset else None

@@ -3,8 +3,9 @@ file, and the model request it implies.
 
 The recipe file (``verl/gui_agent/recipe.yaml``) holds every value that decides what the model sees and how an
 episode runs: the coordinate ``grid`` of the ``mobile_use`` tool, ``max_turns``, ``max_screenshots``,
-``max_screenshot_pixels``, ``on_invalid``, ``aggregation``, ``completion_bonus``, the online ``env`` and the task
-``prompt``. Training reads it (``run_gui_agent.sh``: the agent loop, the tool YAML, the data prep) and
+``max_screenshot_pixels``, ``on_invalid``, ``aggregation``, ``completion_bonus``, the online ``env``, the task
+``prompt`` and the RL method training uses (``adv_estimator``: grpo, gigpo or grpo_nsr, with GiGPO's ``gigpo_gamma``,
+``gigpo_step_weight`` and ``gigpo_mode``: docs/rl-algorithms.md). Training reads it (``run_gui_agent.sh``: the agent loop, the tool YAML, the data prep) and
 ``gui-agent rollout --recipe`` reads it, so online evaluation sees what training optimises.
 
 This module is the one owner of the request: the tool schema (:func:`mobile_use_tool_schema`, written from the
@@ -58,6 +59,9 @@ AGGREGATIONS = ("mean", "last")
 ON_INVALID = ("end", "feedback")
 #: The recipe README's names for the coordinate space (``gui_agent.screen_width/height``: 999).
 SCREEN_KEYS = ("screen_width", "screen_height")
+#: ``adv_estimator`` of the agent recipe: verl's GRPO, GiGPO's step-level credit, GRPO with negative samples for
+#: all-fail groups (docs/rl-algorithms.md; the run scripts pass it as ``algorithm.adv_estimator``).
+ADV_ESTIMATORS = ("grpo", "gigpo", "grpo_nsr")
 
 
 def capped_size(size: tuple[int, int], max_pixels: int) -> tuple[int, int]:
@@ -217,6 +221,10 @@ class AgentRecipe:
     completion_bonus: float = 1.0
     env: str = "sim-phone"
     prompt: str = DEFAULT_PROMPT
+    adv_estimator: str = "grpo"
+    gigpo_gamma: float = 0.95
+    gigpo_step_weight: float = 1.0
+    gigpo_mode: str = "mean_norm"
     source: str = field(default="defaults", compare=False)
 
     def __post_init__(self) -> None:
@@ -236,6 +244,17 @@ class AgentRecipe:
                 object.__setattr__(self, name, checked_number(getattr(self, name), name, **rule))
             except NumberError as e:  # its message names the key
                 raise AgentRecipeError(f"{self.source}: {e}") from None
+        if not isinstance(self.adv_estimator, str) or self.adv_estimator not in ADV_ESTIMATORS:
+            raise bad("adv_estimator", f"must be one of {', '.join(ADV_ESTIMATORS)}, got {quoted(self.adv_estimator)}")
+        from core.rl.gigpo import check_options
+
+        try:
+            gigpo = check_options(gamma=self.gigpo_gamma, step_weight=self.gigpo_step_weight, mode=self.gigpo_mode,
+                                  prefix="gigpo_")
+        except ValueError as e:  # names gigpo_gamma / gigpo_step_weight / gigpo_mode
+            raise AgentRecipeError(f"{self.source}: {e}") from None
+        object.__setattr__(self, "gigpo_gamma", gigpo["gamma"])
+        object.__setattr__(self, "gigpo_step_weight", gigpo["step_weight"])
         if not isinstance(self.prompt, str):
             raise bad("prompt", f"must be text, got {type(self.prompt).__name__}")
         try:
@@ -352,7 +371,7 @@ def message_text(message: Mapping[str, Any]) -> str:
     return "".join(IMAGE_PLACEHOLDER if p.get("type") == "image" else str(p.get("text", "")) for p in content or ())
 
 
-__all__ = ["AGGREGATIONS", "DEFAULT_MAX_SCREENSHOT_PIXELS", "DEFAULT_PROMPT", "GRID1000", "GRIDS", "ON_INVALID",
+__all__ = ["ADV_ESTIMATORS", "AGGREGATIONS", "DEFAULT_MAX_SCREENSHOT_PIXELS", "DEFAULT_PROMPT", "GRID1000", "GRIDS", "ON_INVALID",
            "PIXELS", "RECIPE_ACTIONS", "SCREEN_KEYS", "AgentRecipe", "AgentRecipeError", "CoordinateGrid",
            "cap_screenshot", "capped_size", "message_text", "mobile_use_tool_schema", "regrid_arguments",
            "screen_size", "tool_call_text"]

@@ -18,6 +18,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -334,7 +335,8 @@ def test_run_grpo_gui_script_launches_grpo_py_with_the_recipe(tmp_path):
 def pair_run(export, tmp_path_factory) -> tuple[Path, Path, subprocess.CompletedProcess]:
     """One GRPO step of ``VLM-R1/grpo.py`` on two prompts of different lengths in one batch (a phone and a web
     screenshot: different image token counts), rewarded by an ``async`` reward loaded by path with
-    ``--reward_shuffle true``: the run two tests below read (one start of the script instead of two)."""
+    ``--reward_shuffle true`` and negative samples on (``--nsr_lambda 0.1``, success = GUI-R1's accuracy at weight 0,
+    which the random model never earns): the run three tests below read (one start of the script instead of three)."""
     from datasets import load_from_disk
 
     from core.testing import tiny_qwen25vl_path
@@ -348,7 +350,8 @@ def pair_run(export, tmp_path_factory) -> tuple[Path, Path, subprocess.Completed
     reward.write_text(ASYNC_REWARD)
     cmd = [sys.executable, str(SCRIPT), "--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
            str(tiny_qwen25vl_path()), "--dataset", str(root / "pair.hf"), "--output_dir", str(root / "out"),
-           "--reward_funcs", f"{reward}:length_reward", "--reward_weights", "1.0", "--reward_shuffle", "true",
+           "--reward_funcs", f"{reward}:length_reward", "r1gui_accuracy", "--reward_weights", "1.0", "0.0",
+           "--reward_shuffle", "true", "--nsr_lambda", "0.1", "--success_reward", "r1gui_accuracy",
            "--max_steps", "1", "--num_generations", "2", "--per_device_train_batch_size", "4",
            "--gradient_accumulation_steps", "1", "--steps_per_generation", "1", "--max_completion_length", "8",
            "--min_pixels", "3136", "--max_pixels", str(TINY_MAX_PIXELS), "--bf16", "false", "--use_cpu", "true",
@@ -375,6 +378,27 @@ def test_one_batch_of_prompts_with_different_lengths_trains(grpo, export, pair_r
     assert grpo.load_processor(script).tokenizer.padding_side == "left"
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert (root / "out" / "config.json").is_file()
+
+
+def test_negative_samples_push_down_groups_that_all_failed(pair_run):
+    """``--nsr_lambda``: the random model fails GUI-R1's accuracy on every completion, so every group is all-fail
+    and the step logs it (trl's own metrics line); the step trains (its loss reads the -lambda advantages)."""
+    _, _, proc = pair_run
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+    fractions = [float(v) for v in re.findall(r"'nsr/all_fail_frac': '?([0-9.]+)", output)]
+    assert fractions == [1.0], output[-4000:]
+
+
+def test_negative_samples_refuse_a_bad_lambda_or_success_reward(grpo):
+    script, _ = grpo.parse(["--model_name_or_path", "m", "--dataset", "d", "--output_dir", "o",
+                            "--nsr_lambda", "-0.5"])
+    with pytest.raises(grpo.ScriptError, match="--nsr_lambda"):
+        grpo.trainer_class(script)
+    script, _ = grpo.parse(["--model_name_or_path", "m", "--dataset", "d", "--output_dir", "o"])
+    from trl import GRPOTrainer
+
+    assert grpo.trainer_class(script) is GRPOTrainer  # off unless named
 
 
 # GRPO correctness: a reward on the sampled token ids differs inside a group from the first step. The tiny random

@@ -11,6 +11,7 @@ import pytest
 
 from core.actions import Action
 from core.rl import gigpo, groups
+from core.rl.rows import task_key
 from core.world.env import SimPhoneEnv
 from core.world.tasks import list_tasks
 
@@ -140,7 +141,8 @@ def test_grpo_nsr_pushes_down_an_all_fail_group_only():
     masks = [[1, 0, 1], [1], [1, 1], [1]]
     extras = [{"reward_extra_info": {"accuracy": a}} for a in (0, 0, 1, 0)]
     opts = rm.rl_options({"adv_estimator": "grpo_nsr", "nsr_lambda": 0.3})
-    adv, _ = rm.token_advantages(opts, keys, masks, [0.2, 0.1, 1.0, 0.2], extras)
+    adv, metrics = rm.token_advantages(opts, keys, masks, [0.2, 0.1, 1.0, 0.2], extras)
+    assert metrics == {"rl/nsr/pushed_down_samples": 2.0}
     np.testing.assert_allclose(adv[0], [-0.3, 0.0, -0.3])  # all-fail group a: -lambda on model tokens, shaping ignored
     np.testing.assert_allclose(adv[1], [-0.3])
     expected = groups.grpo_advantages(["b", "b"], [1.0, 0.2])
@@ -158,6 +160,6 @@ def test_group_metrics_count_by_success_not_by_shaped_reward():
 
 
 def test_task_key_names_the_task_not_the_draw():
-    assert rm.task_key({"task_id": "scroll-3", "seed": 7}, "uid") == "scroll-3#7"
-    assert rm.task_key({"index": 12}, "uid") == "index:12"
-    assert rm.task_key(None, "uid") == "uid"
+    assert task_key({"task_id": "scroll-3", "seed": 7}, "uid") == "scroll-3#7"
+    assert task_key({"index": 12}, "uid") == "index:12"
+    assert task_key(None, "uid") == "uid"

@@ -173,13 +173,18 @@ def agent_run(tmp_path_factory):
     # mobile_use call, so every episode is model turn, feedback turn, model turn, ... (tokens the loss must skip).
     recipe = (REPO / "verl" / "gui_agent" / "recipe.yaml").read_text()
     recipe = re.sub(r"(?m)^on_invalid: end\b", "on_invalid: feedback", re.sub(r"(?m)^max_turns: 20\b", "max_turns: 3", recipe))
-    assert "on_invalid: feedback" in recipe and "max_turns: 3" in recipe
+    # GiGPO from the recipe file's own key (docs/rl-algorithms.md)
+    recipe = re.sub(r"(?m)^adv_estimator: grpo\b", "adv_estimator: gigpo", recipe)
+    assert "on_invalid: feedback" in recipe and "max_turns: 3" in recipe and "adv_estimator: gigpo" in recipe
     (root / "recipe.yaml").write_text(recipe)
-    data = run(["make", "gui-agent-data", f"AGENT_DATA={root / 'data'}", "AGENT_DEMO_SAMPLES=4",
+    # two rows: the second step asks for the tasks the difficulty filter set aside after the first
+    data = run(["make", "gui-agent-data", f"AGENT_DATA={root / 'data'}", "AGENT_DEMO_SAMPLES=2",
                 f"AGENT_RECIPE={root / 'recipe.yaml'}"])
     assert data.returncode == 0, data.stderr[-3000:]
     args = [*FAST_ARGS, "data.max_response_length=256", "+gui_agent.max_tokens_per_turn=24",
-            f"trainer.default_local_dir={root / 'ckpt'}", f"trainer.rollout_data_dir={root / 'rollouts'}"]
+            f"trainer.default_local_dir={root / 'ckpt'}", f"trainer.rollout_data_dir={root / 'rollouts'}",
+            "+algorithm.difficulty_filter.enable=True", "+algorithm.difficulty_filter.window=2",
+            "+algorithm.difficulty_filter.skip_steps=1"]
     proc = run(["make", "grpo-verl-agent", "AGENT_DEVICE=cpu", f"MODEL={tiny_qwen3vl_path()}",
                 f"AGENT_DATA={root / 'data'}", f"AGENT_RECIPE={root / 'recipe.yaml'}", f"ARGS={' '.join(args)}"],
                env={"TRAIN_BATCH_SIZE": "1", "PPO_MINI_BATCH_SIZE": "1"})  # one group of 2 episodes a step
@@ -193,6 +198,20 @@ def test_grpo_verl_agent_trains_two_steps_on_cpu(agent_run):
         assert metrics["num_turns/mean"] >= 2  # the prompt turn and at least one model turn
         assert metrics["gui_agent/turns/mean"] >= 1 and 0 <= metrics["gui_agent/success/mean"] <= 1
     assert (root / "ckpt" / "global_step_2" / "actor").is_dir()
+
+
+def test_grpo_verl_agent_runs_gigpo_and_the_difficulty_filter(agent_run):
+    """GiGPO (the recipe file's ``adv_estimator: gigpo``) computed its step groups from the phone's anchors: a random
+    model's answers are never executed, so every turn of a task acts on the same state and its rows share one step
+    group; the difficulty filter set the (all-fail) tasks aside after step 1 and passed them over in step 2."""
+    proc, _ = agent_run
+    steps = assert_trained(proc, AGENT_METRICS)
+    for metrics in steps.values():
+        assert metrics["rl/gigpo/step_groups"] >= 1 and metrics["rl/gigpo/step_group_size/max"] >= 2, metrics
+        assert metrics["rl/gigpo/rows_in_shared_groups"] == 1.0
+        assert metrics["rl/groups/all_fail"] >= 1 and metrics["rl/groups/mixed"] == 0
+    assert steps[1]["rl/difficulty/tasks_set_aside"] >= 1 and steps[1]["rl/difficulty/skipped_rows"] == 0
+    assert steps[2]["rl/difficulty/skipped_rows"] >= 1
 
 
 def test_grpo_verl_agent_trains_on_the_models_tokens_only(agent_run):
@@ -221,6 +240,12 @@ def test_grpo_verl_agent_trains_on_the_models_tokens_only(agent_run):
         # (gui_agent.max_tokens_per_turn) with a feedback turn between each two
         assert [s["trained"] for s in segments] == [True, False, True, False, True], segments
         assert all(0 < s["tokens"] <= 24 for s in segments if s["trained"]), segments
+        # GiGPO: one advantage per turn on all of its tokens, none on feedback tokens (the values are 0 here: a
+        # random model's turns all score 0; tests/test_rl_verl_options.py checks non-zero ones)
+        for segment in segments:
+            assert segment["advantage_min"] == segment["advantage_max"], segment
+            if not segment["trained"]:
+                assert segment["advantage_max"] == 0.0, segment
 
 
 #: GRPO sign test: 2 prompts x groups of 8 a step at temperature 0.03 (the tiny model's logits are small, so at 1 it
@@ -259,32 +284,39 @@ def sign_data(tmp_path_factory) -> Path:
     return root
 
 
+def text_reward_launch(data: Path, reward_kwargs: dict, overrides: list[str]) -> subprocess.CompletedProcess:
+    """GUI-R1's recipe through verl/main_ppo.sh on the tiny Qwen2.5-VL and ``data``'s prompts, rewarded by
+    tests/verl_text_rewards.py with ``reward_kwargs``, then ``overrides``."""
+    from core.testing import tiny_qwen25vl_path
+
+    args = [
+        "--config-path", str(REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"), "--config-name", "config_guir1_verl",
+        f"actor_rollout_ref.model.path={tiny_qwen25vl_path()}", f"data.train_files={data / 'train.parquet'}",
+        f"data.val_files={data / 'test.parquet'}",
+        f"reward.custom_reward_function.path={REPO / 'tests' / 'verl_text_rewards.py'}",
+        "reward.custom_reward_function.name=compute_score",
+        *(f"+reward.custom_reward_function.reward_kwargs.{k}={v}" for k, v in reward_kwargs.items()),
+        "trainer.v1.trainer_mode=gui_agent",
+        "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register",
+        "--", "trainer.save_freq=-1", "trainer.test_freq=-1", "data.train_batch_size=2",
+        "actor_rollout_ref.actor.ppo_mini_batch_size=2", "actor_rollout_ref.actor.use_kl_loss=False",
+        "data.max_response_length=16", "data.mm_processor_kwargs.min_pixels=3136",
+        "data.mm_processor_kwargs.max_pixels=3136", "data.shuffle=False", *overrides]
+    return run(["bash", "verl/main_ppo.sh", *args])
+
+
 @pytest.fixture(scope="module")
 def sign_run(sign_data):
     """The launch of one sign (cached: each sign launches once; launches run one after another, two verl launches
     at once need more than 24 GB)."""
-    from core.testing import tiny_qwen25vl_path
-
     runs: dict[int, subprocess.CompletedProcess] = {}
 
     def launch(sign: int) -> subprocess.CompletedProcess:
         if sign not in runs:
-            args = [
-                "--config-path", str(REPO / "recipes" / "qwen2_5_vl_3b" / "grpo"), "--config-name", "config_guir1_verl",
-                f"actor_rollout_ref.model.path={tiny_qwen25vl_path()}", f"data.train_files={sign_data / 'train.parquet'}",
-                f"data.val_files={sign_data / 'test.parquet'}",
-                f"reward.custom_reward_function.path={REPO / 'tests' / 'verl_text_rewards.py'}",
-                "reward.custom_reward_function.name=compute_score",
-                f"+reward.custom_reward_function.reward_kwargs.sign={sign}", "trainer.v1.trainer_mode=gui_agent",
-                "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=gui_agent_trainer.register",
-                "--", f"trainer.total_training_steps={SIGN_STEPS}", "trainer.save_freq=-1", "trainer.test_freq=-1",
-                "data.train_batch_size=2", "actor_rollout_ref.actor.ppo_mini_batch_size=2",
-                "actor_rollout_ref.rollout.n=8", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
-                "actor_rollout_ref.rollout.temperature=0.03", "actor_rollout_ref.actor.optim.lr=3e-3",
-                "actor_rollout_ref.actor.use_kl_loss=False", "data.max_response_length=16",
-                "data.mm_processor_kwargs.min_pixels=3136", "data.mm_processor_kwargs.max_pixels=3136",
-                "data.shuffle=False", "actor_rollout_ref.actor.optim.weight_decay=0"]
-            runs[sign] = run(["bash", "verl/main_ppo.sh", *args])
+            runs[sign] = text_reward_launch(sign_data, {"sign": sign}, [
+                f"trainer.total_training_steps={SIGN_STEPS}", "actor_rollout_ref.rollout.n=8",
+                "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8", "actor_rollout_ref.rollout.temperature=0.03",
+                "actor_rollout_ref.actor.optim.lr=3e-3", "actor_rollout_ref.actor.optim.weight_decay=0"])
         return runs[sign]
 
     return launch
@@ -303,3 +335,66 @@ def test_verl_grpo_moves_the_mean_reward_the_way_the_reward_says(sign_run, sign)
     assert len(means) == SIGN_STEPS and steps[1]["critic/advantages/max"] > 0  # the first groups already disagree
     best = 1.0 if sign > 0 else 0.0
     assert abs(best - means[-1]) <= (1 - SIGN_GAIN) * abs(best - means[0]), means
+
+
+# The RL methods (docs/rl-algorithms.md) on the same two prompts: a binary success (the response's share of even code
+# points reaches SUCCESS_AT; the score is that success) that a random model at temperature 1 earns on some samples.
+# Groups of 4, the recipe's lr: the runs check that each method acted, not that the policy improved.
+SUCCESS_AT = {"methods": 0.6, "dynamic": 0.55}
+METHOD_ARGS = ["actor_rollout_ref.rollout.n=4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+               "actor_rollout_ref.rollout.temperature=1.0", "+algorithm.success_metric=success"]
+
+
+@pytest.fixture(scope="module")
+def methods_run(sign_data):
+    """Negative samples and success replay in one launch, 3 steps on the same two prompts."""
+    return text_reward_launch(sign_data, {"success_at": SUCCESS_AT["methods"], "binary": True}, [
+        *METHOD_ARGS, "trainer.total_training_steps=3", "algorithm.adv_estimator=grpo_nsr", "+algorithm.nsr_lambda=0.1",
+        "+algorithm.replay.enable=True", "+algorithm.replay.capacity=2"])
+
+
+def test_negative_samples_push_down_all_fail_groups_in_verl(methods_run):
+    output = methods_run.stdout + methods_run.stderr
+    assert methods_run.returncode == 0, output[-6000:]
+    steps = step_metrics(output)
+    assert sorted(steps) == [1, 2, 3], sorted(steps)
+    for metrics in steps.values():  # every sample of an all-fail group (4 a group) carries -lambda
+        assert metrics["actor/grad_norm"] > 0
+        assert metrics["rl/nsr/pushed_down_samples"] == 4 * metrics["rl/groups/all_fail"], metrics
+        if metrics["rl/groups/all_fail"] >= 1:
+            assert metrics["critic/advantages/min"] <= -0.1 + 1e-6, metrics
+    assert any(m["rl/groups/all_fail"] >= 1 for m in steps.values())
+
+
+def test_success_replay_puts_a_stored_success_into_a_group_with_nothing_to_learn(methods_run):
+    """ARPO's rule in verl: a success is stored when it happens; a later all-fail group of the same prompt gets it in
+    place of its last sample, which makes the group mixed (a positive advantage appears)."""
+    output = methods_run.stdout + methods_run.stderr
+    assert methods_run.returncode == 0, output[-6000:]
+    steps = step_metrics(output)
+    stored = [steps[s]["rl/replay/stored"] for s in sorted(steps)]
+    injected = [steps[s]["rl/replay/injected"] for s in sorted(steps)]
+    assert stored[0] >= 1 and sum(injected) >= 1, (stored, injected)
+    first = next(s for s in sorted(steps) if steps[s]["rl/replay/injected"] >= 1)
+    assert steps[first]["rl/groups/mixed"] >= 1 and steps[first]["critic/advantages/max"] > 0
+    assert steps[first]["rl/replay/buffered"] <= 2 * 2  # capacity 2 per prompt, two prompts
+
+
+@pytest.fixture(scope="module")
+def dynamic_run(sign_data):
+    """DAPO's dynamic sampling (verl's own filter_groups) on the success part, 2 steps."""
+    return text_reward_launch(sign_data, {"success_at": SUCCESS_AT["dynamic"], "binary": True}, [
+        *METHOD_ARGS, "trainer.total_training_steps=2", "algorithm.filter_groups.enable=True",
+        "algorithm.filter_groups.metric=success"])
+
+
+def test_dynamic_sampling_drops_groups_whose_success_agrees(dynamic_run):
+    output = dynamic_run.stdout + dynamic_run.stderr
+    assert dynamic_run.returncode == 0, output[-6000:]
+    steps = step_metrics(output)
+    assert sorted(steps) == [1, 2], sorted(steps)
+    for metrics in steps.values():  # every group trained on is mixed; the others were dropped and replaced
+        assert metrics["rl/groups/mixed"] == metrics["rl/dynamic_sampling/kept_groups"] == 2, metrics
+        assert metrics["rl/groups/all_fail"] == metrics["rl/groups/all_success"] == 0
+        assert metrics["rl/dynamic_sampling/generated_groups"] == 2 + metrics["rl/dynamic_sampling/dropped_groups"]
+    assert sum(m["rl/dynamic_sampling/dropped_groups"] for m in steps.values()) >= 1

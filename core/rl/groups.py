@@ -73,12 +73,17 @@ def negative_sample_advantages(group_ids: Sequence[Any], rewards: Sequence[float
                                epsilon: float = 1e-6) -> np.ndarray:
     """:func:`grpo_advantages`, except that every sample of a group where every sample failed gets ``-lam``."""
     lam = checked_lambda(lam)
-    n = len(group_ids)
-    ok = successes(success, n)
     out = grpo_advantages(group_ids, rewards, norm_by_std=norm_by_std, epsilon=epsilon)
+    out[all_fail_rows(group_ids, success)] = -lam
+    return out
+
+
+def all_fail_rows(group_ids: Sequence[Any], success: Sequence[Any]) -> np.ndarray:
+    """Bool per sample: every sample of its group failed (the rows negative-sample reinforcement pushes down)."""
+    ok = successes(success, len(group_ids))
+    out = np.zeros(len(group_ids), dtype=bool)
     for members in group_rows(group_ids).values():
-        if not ok[members].any():
-            out[members] = -lam
+        out[members] = not ok[members].any()
     return out
 
 
@@ -113,5 +118,5 @@ def success_groups(group_ids: Sequence[Any], success: Sequence[Any]) -> GroupFil
     return GroupFilter(keep=keep, kept=kept, all_success=all_success, all_fail=all_fail)
 
 
-__all__ = ["DEFAULT_NSR_LAMBDA", "GroupFilter", "checked_lambda", "grpo_advantages",
+__all__ = ["DEFAULT_NSR_LAMBDA", "GroupFilter", "all_fail_rows", "checked_lambda", "grpo_advantages",
            "negative_sample_advantages", "success_groups", "successes"]

@@ -3,7 +3,7 @@ trajectory and group ids, anchors), with errors naming the argument and row."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,4 +68,15 @@ def group_rows(group_ids: Sequence[Any]) -> dict[Hashable, list[int]]:
     return rows
 
 
-__all__ = ["anchor_key", "checked_values", "group_rows", "hashable_rows"]
+def task_key(extra_info: Mapping[str, Any] | None, fallback: str) -> str:
+    """The task a row stands for (difficulty filter, replay): ``task_id`` (+ ``seed``) of an agent row, ``index`` of a
+    GUI-R1 row, else ``fallback`` (then the row is its own task)."""
+    info = dict(extra_info or {})
+    if info.get("task_id") is not None:
+        return f"{info['task_id']}#{info.get('seed')}" if info.get("seed") is not None else str(info["task_id"])
+    if info.get("index") is not None:
+        return f"index:{info['index']}"
+    return fallback
+
+
+__all__ = ["anchor_key", "checked_values", "group_rows", "hashable_rows", "task_key"]

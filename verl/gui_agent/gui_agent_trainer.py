@@ -125,6 +125,21 @@ def step_samples(batch, fields: Sequence[str]) -> tuple[list[str], dict[str, lis
     return keys, out
 
 
+def sample_row(td) -> dict[str, Any]:
+    """One TransferQueue sample (a TensorDict of batch 1, as ``kv_batch_get`` returns it) as the plain dict verl's
+    agent-loop writer puts (tensors without the batch dimension, other values as they are)."""
+    import torch
+
+    row: dict[str, Any] = {}
+    for name in td.keys():
+        value = td[name]
+        if isinstance(value, torch.Tensor):
+            row[name] = value.unbind()[0] if value.is_nested else value[0]
+        else:
+            row[name] = (value.tolist() if hasattr(value, "tolist") else list(value))[0]
+    return row
+
+
 def trainer_class() -> type:
     """verl's v1 sync trainer + the reward parts in its per-step metrics + the RL methods of :mod:`rl_methods`
     (built on first use: verl's v1 trainer module imports the TransferQueue package, verl's ``verl-core`` extra,
@@ -133,13 +148,15 @@ def trainer_class() -> type:
     from omegaconf import open_dict
     from tensordict import TensorDict
 
-    from rl_methods import OWN_ESTIMATORS, group_metrics, rl_options, success_values, task_key, token_advantages
+    from core.rl.rows import task_key
+    from rl_methods import OWN_ESTIMATORS, group_metrics, rl_options, success_values, token_advantages
     from verl.trainer.ppo.v1 import PPOTrainerSync
 
     class GUIAgentTrainer(PPOTrainerSync):
         def __init__(self, config, *args: Any, **kwargs: Any):
             self.rl = rl_options(config.algorithm)  # a bad value: one line naming algorithm.<key>, before any work
             self.difficulty = self.rl.difficulty_filter()
+            self.replay = self.rl.replay()
             self.skipped_rows = 0
             with open_dict(config):
                 config.trainer.v1.trainer_mode = BASE_MODE  # verl branches on the mode's name: behave as sync
@@ -158,6 +175,49 @@ def trainer_class() -> type:
                     break
                 self.skipped_rows += 1
                 batch = super()._fetch_one_gen_batch()
+            return batch
+
+        # ------------------------------------------------------------------ success replay (ARPO)
+        def _compute_old_log_prob(self, batch, metrics):
+            if self.replay is not None:
+                batch = self._replay_successes(batch, metrics)
+            return super()._compute_old_log_prob(batch, metrics)
+
+        def _replay_successes(self, batch, metrics):
+            """Before the actor computes old log-probs: groups that meet ARPO's rule get a stored success of their
+            task in place of their last sample (the whole sample: tokens, masks, images, reward, with the group's
+            uid and session), then this step's own successes are stored (core.rl.replay)."""
+            import transfer_queue as tq
+            from verl.utils.tensordict_utils import list_of_dict_to_tensordict
+
+            keys, data = step_samples(batch, ["rm_scores", "extra_fields", "extra_info"])
+            try:
+                _, ok = success_values(data["extra_fields"], self.rl.success_metric)
+            except ValueError:  # no success part: nothing to store, nothing replayed
+                return batch
+            uids = [key.split("_")[0] for key in keys]
+            tasks = [task_key(info, uid) for info, uid in zip(data["extra_info"], uids, strict=True)]
+            replayed = [bool((e or {}).get("replayed")) for e in data["extra_fields"]]
+            plan = self.replay.plan(uids, tasks, data["rm_scores"])
+            tags = batch.tags  # the batch's own list: a replayed sample's lengths replace the old one's
+            for item in plan:
+                key = keys[item.index]
+                row, tag = dict(item.item[0]), dict(item.item[1])
+                row["uid"] = uids[item.index]
+                row["session_id"] = int(key.rsplit("_", 2)[1])
+                row["extra_fields"] = {**(row.get("extra_fields") or {}), "replayed": True}
+                tq.kv_batch_put(keys=[key], partition_id=batch.partition_id, fields=list_of_dict_to_tensordict([row]),
+                                tags=[tag])
+                tags[batch.keys.index(key)] = tag
+                replayed[item.index] = True
+            stored = 0
+            for i, key in enumerate(keys):
+                if ok[i] and not replayed[i]:
+                    row = tq.kv_batch_get(keys=[key], partition_id=batch.partition_id)
+                    self.replay.add(tasks[i], (sample_row(row), dict(tags[batch.keys.index(key)])))
+                    stored += 1
+            metrics.update({"rl/replay/injected": float(len(plan)), "rl/replay/stored": float(stored),
+                            "rl/replay/buffered": float(sum(len(b) for b in self.replay.buffers.values()))})
             return batch
 
         # ------------------------------------------------------------------ advantages
@@ -188,9 +248,16 @@ def trainer_class() -> type:
             extras = data["extra_fields"]
             metrics.update(reward_part_metrics((e or {}).get("reward_extra_info") for e in extras))
             try:
-                metrics.update(group_metrics(keys, extras, self.rl.success_metric, data["rm_scores"]))
+                counts = group_metrics(keys, extras, self.rl.success_metric, data["rm_scores"])
             except ValueError:  # no success part (a custom reward): no group counts, no difficulty filter
                 return
+            metrics.update(counts)
+            dapo = self.config.algorithm.get("filter_groups") or {}
+            if dapo.get("enable", False):  # verl's own dynamic sampling: its evictions, our kept groups
+                kept = counts["rl/groups/mixed"] + counts["rl/groups/all_fail"] + counts["rl/groups/all_success"]
+                dropped = float(metrics.get("training/filter_groups/evicted_samples", 0.0))
+                metrics.update({"rl/dynamic_sampling/kept_groups": kept, "rl/dynamic_sampling/dropped_groups": dropped,
+                                "rl/dynamic_sampling/generated_groups": kept + dropped})
             if self.difficulty is not None:
                 _, ok = success_values(extras, self.rl.success_metric)
                 tasks = [task_key(info, key.split("_")[0]) for info, key in zip(data["extra_info"], keys, strict=True)]
@@ -215,5 +282,5 @@ def register() -> None:
         register_trainer(TRAINER_MODE)(trainer_class())
 
 
-__all__ = ["BASE_MODE", "TRAINER_MODE", "mask_segments", "register", "reward_part_metrics", "step_reward_part_metrics",
+__all__ = ["BASE_MODE", "TRAINER_MODE", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics", "step_reward_part_metrics",
            "trainer_class", "write_response_masks"]

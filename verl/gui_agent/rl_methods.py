@@ -155,6 +155,7 @@ def token_advantages(options: RLOptions, keys: Sequence[str], masks: Sequence[Se
         _, ok = success_values(extras, options.success_metric)
         adv = groups.negative_sample_advantages(tasks, scores, ok, lam=options.nsr_lambda,
                                                 norm_by_std=options.norm_by_std)
+        metrics["rl/nsr/pushed_down_samples"] = float(groups.all_fail_rows(tasks, ok).sum())
         return [(a * m).astype(np.float32) for a, m in zip(adv, masks, strict=True)], metrics
     if options.estimator != "gigpo":
         raise ValueError(f"token_advantages computes {', '.join(OWN_ESTIMATORS)}, not {options.estimator!r}")
@@ -207,16 +208,5 @@ def group_metrics(keys: Sequence[str], extras: Sequence[Mapping[str, Any] | None
             "rl/groups/all_success": float(split.all_success), "rl/groups/zero_reward_std_frac": zero / n}
 
 
-def task_key(extra_info: Mapping[str, Any] | None, fallback: str) -> str:
-    """The task a row stands for (difficulty filter, replay): ``task_id`` (+ ``seed``) of an agent row, ``index`` of a
-    GUI-R1 row, else ``fallback`` (then the row is its own task)."""
-    info = dict(extra_info or {})
-    if info.get("task_id") is not None:
-        return f"{info['task_id']}#{info.get('seed')}" if info.get("seed") is not None else str(info["task_id"])
-    if info.get("index") is not None:
-        return f"index:{info['index']}"
-    return fallback
-
-
 __all__ = ["GIGPO_KEYS", "OWN_ESTIMATORS", "RLOptions", "SUCCESS_METRICS", "group_metrics", "rl_options",
-           "sample_groups", "success_values", "task_key", "token_advantages", "turn_spans"]
+           "sample_groups", "success_values", "token_advantages", "turn_spans"]

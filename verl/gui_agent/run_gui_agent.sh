@@ -49,7 +49,10 @@ eval "$recipe_values"
 export GUI_AGENT_RECIPE="$RECIPE"                    # the tool YAML reads it (${oc.env:GUI_AGENT_RECIPE})
 
 args=(
-  algorithm.adv_estimator=grpo
+  algorithm.adv_estimator="$RECIPE_ADV_ESTIMATOR"     # the recipe's RL method (docs/rl-algorithms.md)
+  +algorithm.gigpo.gamma="$RECIPE_GIGPO_GAMMA"
+  +algorithm.gigpo.step_weight="$RECIPE_GIGPO_STEP_WEIGHT"
+  +algorithm.gigpo.mode="$RECIPE_GIGPO_MODE"
   algorithm.use_kl_in_reward=False
   data.train_files="$DATA_DIR/train.parquet"
   data.val_files="$DATA_DIR/test.parquet"
