@@ -67,7 +67,12 @@ class ScriptArguments:
         "help": "Negative samples (arXiv 2506.01347; 0.1 there): every completion of a group whose completions all "
                 "failed gets the advantage -lambda instead of trl's 0 (core.rl.groups). Unset: off."})
     success_reward: str = field(default="r1gui_accuracy", metadata={
-        "help": "With --nsr_lambda: the reward function (a --reward_funcs name) whose value > 0 is a success."})
+        "help": "With --nsr_lambda or --difficulty_window: the reward function (a --reward_funcs name) whose value "
+                "> 0 is a success."})
+    difficulty_window: int = field(default=0, metadata={
+        "help": "Online difficulty filter (core.rl.difficulty): a prompt whose last N outcomes all agree (pass rate 0 "
+                "or 1) is passed over by the sampler for --difficulty_skip_steps steps. 0: off."})
+    difficulty_skip_steps: int = field(default=4, metadata={"help": "With --difficulty_window: steps set aside."})
     lora_r: int = field(default=0, metadata={"help": "LoRA rank; 0 trains the full model."})
     lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha (with --lora_r)."})
     lora_dropout: float = field(default=0.05, metadata={"help": "LoRA dropout (with --lora_r)."})
@@ -205,23 +210,79 @@ def load_splits(paths: str, flag: str, max_samples: int | None = None):
     return ds.select(range(min(max_samples, len(ds)))) if max_samples else ds
 
 
+def difficulty_sampler(base, tasks: list[str], difficulty, step):
+    """trl's ``RepeatSampler`` order with the prompts whose task ``difficulty`` (:class:`core.rl.difficulty.
+    DifficultyFilter`) sets aside at ``step()`` passed over: the base sampler's shuffled prompt order is read chunk by
+    chunk, set-aside prompts are skipped (at most one pass over the data a chunk, then taken anyway), and each chunk
+    of ``batch_size`` prompts is repeated as trl repeats it (``repeat_count`` times, each prompt
+    ``mini_repeat_count`` times in a row). ``skipped`` counts the prompts passed over."""
+    from itertools import islice
+
+    from torch.utils.data import Sampler
+
+    per_prompt, width, repeats = base.mini_repeat_count, base.batch_size, base.repeat_count
+
+    class DifficultySampler(Sampler):
+        skipped = 0
+
+        def __len__(self) -> int:
+            return len(base)
+
+        def __iter__(self):
+            stream = iter(base)
+
+            def prompts():  # the base's prompt order: the first pass of each repeated chunk, one per prompt
+                while len(block := list(islice(stream, width * per_prompt * repeats))) == width * per_prompt * repeats:
+                    yield from block[: width * per_prompt: per_prompt]
+
+            order = prompts()
+            while True:
+                chunk, passed = [], []
+                for index in order:
+                    if len(passed) < len(tasks) and difficulty.is_skipped(tasks[index], step()):
+                        passed.append(index)
+                        DifficultySampler.skipped += 1
+                        continue
+                    chunk.append(index)
+                    if len(chunk) == width:
+                        break
+                chunk += passed[: width - len(chunk)]  # the data ran out: set-aside prompts after all
+                if len(chunk) < width:
+                    return
+                for _ in range(repeats):
+                    for index in chunk:
+                        yield from [index] * per_prompt
+
+    return DifficultySampler()
+
+
 def trainer_class(script: ScriptArguments):
-    """trl's ``GRPOTrainer``, or with ``--nsr_lambda`` a subclass whose all-fail groups get ``-lambda``
-    (:func:`core.rl.groups.all_fail_rows`): trl computes its group-relative advantages as usual, then
-    ``_generate_and_score_completions`` (trl's own step that returns them) overwrites those of the groups where the
-    ``--success_reward`` function is 0 for every completion. Logged as ``nsr/all_fail_frac``."""
+    """trl's ``GRPOTrainer``, or a subclass with the RL methods the flags name (docs/rl-algorithms.md):
+
+    - ``--nsr_lambda``: trl computes its group-relative advantages as usual, then ``_generate_and_score_completions``
+      (trl's own step that returns them) gives ``-lambda`` to every completion of a group where the
+      ``--success_reward`` function is 0 for all (:func:`core.rl.groups.all_fail_rows`); logged as
+      ``nsr/all_fail_frac``.
+    - ``--difficulty_window``: the train sampler (trl's ``_get_train_sampler``) passes over prompts whose task the
+      filter (:class:`core.rl.difficulty.DifficultyFilter`, fed each generation batch's successes) has set aside;
+      logged as ``difficulty/skipped_prompts`` and ``difficulty/tasks_set_aside``. The sampler decides a batch
+      ahead of its use (the dataloader reads one batch ahead)."""
     from trl import GRPOTrainer
 
-    if script.nsr_lambda is None:
+    if script.nsr_lambda is None and not script.difficulty_window:
         return GRPOTrainer
+    from core.numbers import NumberError, checked_number
+    from core.rl.difficulty import DifficultyFilter
     from core.rl.groups import all_fail_rows, checked_lambda
 
     try:
-        lam = checked_lambda(script.nsr_lambda, "--nsr_lambda")
-    except ValueError as e:
-        raise ScriptError(str(e)) from None
+        lam = None if script.nsr_lambda is None else checked_lambda(script.nsr_lambda, "--nsr_lambda")
+        window = checked_number(script.difficulty_window, "--difficulty_window", minimum=0, integer=True)
+        difficulty = DifficultyFilter(window=window, skip_steps=script.difficulty_skip_steps) if window else None
+    except (ValueError, NumberError) as e:
+        raise ScriptError(str(e).replace("algorithm.difficulty_filter.skip_steps", "--difficulty_skip_steps")) from None
 
-    class NegativeSampleGRPOTrainer(GRPOTrainer):
+    class RLMethodsGRPOTrainer(GRPOTrainer):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             if script.success_reward not in self.reward_func_names:
@@ -229,28 +290,47 @@ def trainer_class(script: ScriptArguments):
                                   f"functions {self.reward_func_names}")
             self._success_column = self.reward_func_names.index(script.success_reward)
 
+        def _get_train_sampler(self, dataset=None):
+            base = super()._get_train_sampler(dataset)
+            if difficulty is None:
+                return base
+            data = dataset if dataset is not None else self.train_dataset
+            if "id" not in data.column_names:
+                raise ScriptError("--difficulty_window needs the dataset's 'id' column (the vlmr1 export's row id)")
+            tasks = [f"id:{row_id}" for row_id in data["id"]]  # the vlmr1 export's row id: one task a screen
+            self._difficulty_sampler = difficulty_sampler(base, tasks, difficulty, lambda: self.state.global_step)
+            return self._difficulty_sampler
+
         def _calculate_rewards(self, *args, **kwargs):
             self._rewards_per_func = super()._calculate_rewards(*args, **kwargs)  # every process's rows
             return self._rewards_per_func
 
         def _generate_and_score_completions(self, inputs):
             import torch
+            from accelerate.utils import gather_object
 
             output = super()._generate_and_score_completions(inputs)
-            mode = "train" if self.model.training else "eval"
-            if mode != "train":
+            if not self.model.training:
                 return output
             success = torch.nan_to_num(self._rewards_per_func[:, self._success_column], nan=0.0).cpu().numpy()
-            groups = [i // self.num_generations for i in range(len(success))]
-            fail = all_fail_rows(groups, success)
-            local = len(output["advantages"])
-            start = self.accelerator.process_index * local
-            mask = torch.as_tensor(fail[start:start + local], device=output["advantages"].device)
-            output["advantages"] = torch.where(mask, torch.full_like(output["advantages"], -lam), output["advantages"])
-            self._metrics[mode]["nsr/all_fail_frac"].append(float(fail.mean()))
+            if lam is not None:
+                groups = [i // self.num_generations for i in range(len(success))]
+                fail = all_fail_rows(groups, success)
+                local = len(output["advantages"])
+                start = self.accelerator.process_index * local
+                mask = torch.as_tensor(fail[start:start + local], device=output["advantages"].device)
+                output["advantages"] = torch.where(mask, torch.full_like(output["advantages"], -lam),
+                                                   output["advantages"])
+                self._metrics["train"]["nsr/all_fail_frac"].append(float(fail.mean()))
+            if difficulty is not None:  # every process sees every outcome, so their samplers skip alike
+                tasks = gather_object([f"id:{x.get('id')}" for x in inputs])
+                difficulty.update(tasks, success, self.state.global_step)
+                step = self.state.global_step + 1
+                self._metrics["train"]["difficulty/tasks_set_aside"].append(float(difficulty.skipped_count(step)))
+                self._metrics["train"]["difficulty/skipped_prompts"].append(float(self._difficulty_sampler.skipped))
             return output
 
-    return NegativeSampleGRPOTrainer
+    return RLMethodsGRPOTrainer
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -390,10 +390,40 @@ def test_negative_samples_push_down_groups_that_all_failed(pair_run):
     assert fractions == [1.0], output[-4000:]
 
 
-def test_negative_samples_refuse_a_bad_lambda_or_success_reward(grpo):
+def test_difficulty_filter_passes_over_prompts_that_always_fail(pair_run, tmp_path):
+    """``--difficulty_window 2``: each prompt's group of 2 fails GUI-R1's accuracy (a random model), so it is set aside
+    after its first step; by the third step the sampler has passed over set-aside prompts (both prompts set aside:
+    after one pass over the data it takes them anyway)."""
+    from core.testing import tiny_qwen25vl_path
+
+    root, _, _ = pair_run
+    cmd = [sys.executable, str(SCRIPT), "--config", str(RECIPES / "config_guir1_trl.yaml"), "--model_name_or_path",
+           str(tiny_qwen25vl_path()), "--dataset", str(root / "pair.hf"), "--output_dir", str(tmp_path / "out"),
+           "--reward_funcs", "r1gui_format", "r1gui_accuracy", "--difficulty_window", "2",
+           "--difficulty_skip_steps", "2", "--max_steps", "3", "--num_generations", "2",
+           "--per_device_train_batch_size", "2", "--gradient_accumulation_steps", "1", "--steps_per_generation", "1",
+           "--max_completion_length", "8", "--min_pixels", "3136", "--max_pixels", str(TINY_MAX_PIXELS), "--bf16",
+           "false", "--use_cpu", "true", "--use_vllm", "false", "--gradient_checkpointing", "false",
+           "--save_strategy", "no", "--report_to", "none", "--dataloader_num_workers", "0"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "CUDA_VISIBLE_DEVICES": ""}
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+    aside = [float(v) for v in re.findall(r"'difficulty/tasks_set_aside': '?([0-9.]+)", output)]
+    skipped = [float(v) for v in re.findall(r"'difficulty/skipped_prompts': '?([0-9.]+)", output)]
+    assert len(aside) == len(skipped) == 3, output[-4000:]
+    assert aside[0] >= 1 and skipped[-1] >= 1, (aside, skipped)
+
+
+def test_rl_method_flags_refuse_bad_values_and_are_off_unless_named(grpo):
     script, _ = grpo.parse(["--model_name_or_path", "m", "--dataset", "d", "--output_dir", "o",
                             "--nsr_lambda", "-0.5"])
     with pytest.raises(grpo.ScriptError, match="--nsr_lambda"):
+        grpo.trainer_class(script)
+    script, _ = grpo.parse(["--model_name_or_path", "m", "--dataset", "d", "--output_dir", "o",
+                            "--difficulty_window", "4", "--difficulty_skip_steps", "0"])
+    with pytest.raises(grpo.ScriptError, match="--difficulty_skip_steps"):
         grpo.trainer_class(script)
     script, _ = grpo.parse(["--model_name_or_path", "m", "--dataset", "d", "--output_dir", "o"])
     from trl import GRPOTrainer

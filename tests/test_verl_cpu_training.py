@@ -255,7 +255,8 @@ def test_grpo_verl_agent_trains_on_the_models_tokens_only(agent_run):
 #: development runs (two of 3 steps, two of 4) the last step's mean had covered 38% to 100% of the distance from the
 #: first step's to the best value, always in the rewarded direction; the margin asked is 20% (trl's test asks 50% of
 #: its later steps' mean, its policy settles more slowly). Short prompts with a 56 x 56 image each (4 image tokens) keep a step
-#: cheap; their lengths differ, because a batch of one length trips a verl 0.9.1 bug, and each has an image, because
+#: cheap; their lengths differ (a batch of one length tripped a verl 0.9.1 bug the plugins now meet: the dynamic-sampling
+#: launch below trains on such batches), and each has an image, because
 #: a text-only Qwen2.5-VL batch trips another (docs/grpo-verl.md, "A verl 0.9.1 bug on any device").
 SIGN_STEPS = 4
 SIGN_GAIN = 0.2  # share of the distance from the first step's mean to the best possible one the last step covers

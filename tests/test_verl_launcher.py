@@ -51,7 +51,7 @@ def test_on_cpu_the_recipe_then_the_cpu_settings_then_the_users_overrides(launch
             "actor_rollout_ref.model.fused_kernel_options.impl_backend=torch",
             "++ray_kwargs.ray_init.include_dashboard=False"} <= set(args)
     assert "t: no CUDA GPU found: verl on CPU (platform cpu" in proc.stdout
-    assert "PLATFORM=cpu" in proc.stdout and "MODULES=verl_cpu_platform,verl_hf_rollout" in proc.stdout
+    assert "PLATFORM=cpu" in proc.stdout and "MODULES=verl_cpu_platform,verl_hf_rollout,verl_position_ids_fix" in proc.stdout
     assert f"PYTHONPATH={REPO}/verl/plugins:{REPO}/verl/gui_agent:{REPO}" in proc.stdout
 
 

@@ -27,6 +27,7 @@ os.environ.setdefault("VERL_PLATFORM", "cpu")
 
 import verl_cpu_platform  # noqa: E402
 import verl_hf_rollout  # noqa: E402
+import verl_position_ids_fix  # noqa: E402,F401  (installs its wrapper)
 
 
 @pytest.fixture(scope="module")
@@ -199,3 +200,35 @@ def test_images_are_processed_with_the_prompts_pixel_bounds(server, image_prompt
     assert len(out.token_ids) == 2
     with pytest.raises(ValueError, match="image tokens"):  # without them the image is processed at other bounds
         generate(server, small, image, max_tokens=2)
+
+
+# ------------------------------------------------------------------ the one-length position-ids bug (any device)
+
+
+def test_position_ids_of_one_length_are_renested_so_indexing_works():
+    """verl 0.9.1 nests (4, seq) position ids over the rope rows when every sequence has one length, then marks the
+    sequence dimension ragged: the first index fails (``split_with_sizes``). The plugin's wrapper rebuilds them."""
+    import verl_position_ids_fix as fix
+    from tensordict import TensorDict
+
+    from verl.utils import tensordict_utils as tu
+
+    assert getattr(tu.maybe_fix_3d_position_ids, "_gui_agent_position_ids_fix", False)  # installed on import
+    same = [torch.arange(12).reshape(4, 3) + 100 * i for i in range(3)]  # three sequences of 3 tokens
+    bad = torch.nested.as_nested_tensor(same, layout=torch.jagged)
+    assert fix.nested_over_rope_rows(bad)
+    data = TensorDict({"position_ids": bad}, batch_size=[3])
+    tu.maybe_fix_3d_position_ids(data)
+    picked = tu.index_select_tensor_dict(data, [2, 0])["position_ids"]
+    assert [t.tolist() for t in picked.unbind()] == [same[2].tolist(), same[0].tolist()]
+    # unequal lengths are verl's own case: left to verl's function (the sequence dimension is already ragged)
+    mixed = [torch.arange(12).reshape(4, 3), torch.arange(8).reshape(4, 2)]
+    good = torch.nested.as_nested_tensor(mixed, layout=torch.jagged)
+    assert not fix.nested_over_rope_rows(good)
+    data = TensorDict({"position_ids": good}, batch_size=[2])
+    tu.maybe_fix_3d_position_ids(data)
+    assert [t.tolist() for t in tu.index_select_tensor_dict(data, [1])["position_ids"].unbind()] == [mixed[1].tolist()]
+    # the verl modules that imported the function by name got the wrapper too
+    from verl.workers import engine_workers
+
+    assert engine_workers.maybe_fix_3d_position_ids is tu.maybe_fix_3d_position_ids

@@ -57,7 +57,7 @@ case "$ROLLOUT_ENGINE" in
 esac
 
 export PYTHONPATH="$REPO/verl/plugins:$REPO/verl/gui_agent:$REPO${PYTHONPATH:+:$PYTHONPATH}"
-export VERL_USE_EXTERNAL_MODULES="verl_cpu_platform,verl_hf_rollout${VERL_USE_EXTERNAL_MODULES:+,$VERL_USE_EXTERNAL_MODULES}"
+export VERL_USE_EXTERNAL_MODULES="verl_cpu_platform,verl_hf_rollout,verl_position_ids_fix${VERL_USE_EXTERNAL_MODULES:+,$VERL_USE_EXTERNAL_MODULES}"
 if [[ -n "$VERL_PLATFORM" ]]; then export VERL_PLATFORM; fi
 
 machine_args=(actor_rollout_ref.rollout.name="$ROLLOUT_ENGINE")
