@@ -17,6 +17,13 @@ With ``trainer.rollout_data_dir`` set, verl dumps each step's prompts and respon
 (``response_mask`` 1: the model's own turns) and untrained ones (0: tool turns, feedback, the turn separators), as
 the loss saw them (:func:`mask_segments`).
 
+It also runs the RL methods of ``core/rl`` (docs/rl-algorithms.md; keys and checks in :mod:`rl_methods`), each at
+verl's own step for it: ``_fetch_one_gen_batch`` (the difficulty filter passes over rows whose task is set aside),
+``_compute_old_log_prob`` (success replay puts stored successes in before the actor's pass), ``_compute_advantage``
+(``gigpo`` and ``grpo_nsr``; any other estimator is verl's), ``_compute_metrics`` (group counts by success, the
+filter's update, dynamic sampling's kept/dropped/generated groups). The response-mask dumps carry each run's
+advantages.
+
 The trainer is verl's ``sync`` trainer in every other respect (its config is set back to mode ``sync`` before verl
 reads it).
 """
@@ -51,13 +58,6 @@ def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) 
             name = key if key.startswith(PREFIX) else f"reward/{key}"
             values.setdefault(name, []).append(float(value))
     return {f"{key}/mean": float(np.mean(v)) for key, v in sorted(values.items())}
-
-
-def step_reward_part_metrics(batch) -> dict[str, float]:
-    """:func:`reward_part_metrics` of a step's batch in verl's TransferQueue (``KVBatchMeta``: keys, partition,
-    tags), padding rows left out, read the way verl's v1 trainer reads its own per-sample fields."""
-    _, data = step_samples(batch, ["extra_fields"])
-    return reward_part_metrics((e or {}).get("reward_extra_info") for e in data["extra_fields"])
 
 
 def mask_segments(token_ids: Sequence[int], mask: Sequence[int], decode: Callable[[list[int]], str],
@@ -282,5 +282,5 @@ def register() -> None:
         register_trainer(TRAINER_MODE)(trainer_class())
 
 
-__all__ = ["BASE_MODE", "TRAINER_MODE", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics", "step_reward_part_metrics",
+__all__ = ["BASE_MODE", "TRAINER_MODE", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics",
            "trainer_class", "write_response_masks"]
