@@ -73,7 +73,7 @@ def _miniwob_tasks(split: str) -> list[Any]:
 ENVS: dict[str, EnvEntry] = {
     "sim-phone": EnvEntry(make=_sim_phone, tasks=_sim_phone_tasks, default_split="test",
                           splits=("train", "test_seed", "val_seed", "test_family", "test", "curriculum_train",
-                                  "curriculum_val", "curriculum_test")),
+                                  "curriculum_val", "curriculum_test", "agent_train", "agent_val", "agent_test")),
     "miniwob": EnvEntry(make=_miniwob, tasks=_miniwob_tasks, default_split=DEFAULT_SUITE, splits=tuple(SUITES),
                         missing_setup=missing_setup),
 }

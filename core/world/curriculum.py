@@ -18,6 +18,16 @@ tile size (``BOARD_LEVELS``); a uniformly random tap hits the target with probab
 ``tap_two_tiles``: "Tap the green tile, then the blue one" on a 2 x 2 board of distinct colours; success only when
 both are tapped in that order (the last two taps).
 
+Multi-step families (``MULTI_STEP``, for agent RL: each step fixed by the instruction, so an episode can fail
+midway; as many actions allowed as the plan has):
+
+- ``open_app_then_back``: "Open the Clock app, then go back" on the app-tile board: tap the tile, press Back.
+- ``scroll_two_ways``: "Scroll down, then right" on the grid (one vertical and one horizontal direction): two scrolls.
+- ``open_two_apps``: "Open the Clock app, go back, then open the Notes app": tap, Back, tap.
+
+They and the one-step families they are made of (``go_back``, ``scroll_direction``, ``open_app_tile``) form the
+agent curriculum (``AGENT_FAMILIES``, splits ``agent_train`` / ``agent_val`` / ``agent_test``).
+
 Boards, the grid and the text box are pinned screens (Android's screen pinning: Home and Recent do nothing, Back
 never leaves them), so a task cannot be lost by leaving its screen.
 """
@@ -251,5 +261,80 @@ CURRICULUM: tuple[Family, ...] = (
 #: Every curriculum family, text-determined ones first (the order tasks of a seed are listed in).
 CURRICULUM_FAMILIES: tuple[str, ...] = tuple(f.name for f in CURRICULUM)
 
-__all__ = ["BOARD_LEVELS", "CURRICULUM", "CURRICULUM_FAMILIES", "CURRICULUM_SCREEN", "DIRECTIONS", "PHRASES",
-           "TEXT_FAMILIES", "VISUAL_FAMILIES", "board_boxes"]
+
+# ---------------------------------------------------------------------------------------------- multi-step families
+def _app_back_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
+    apps = rng.sample(sorted(APPS), 4)
+    key = rng.choice(apps)
+    return {"apps": apps, "app": key}, f"Open the {c.app_labels[key]} app, then go back"
+
+
+def _app_back_goal(phone: Phone, p: dict[str, Any]) -> bool:
+    return phone.route == ("board",) and phone.recents[:1] == [p["app"]]
+
+
+def _app_back_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
+    if _app_back_goal(phone, p):
+        return None
+    if phone.route != ("board",):  # in the app (opened: now back), or in a wrong one (back, then try again)
+        return press("press_back", "Go back")
+    tile = next(w for w in phone.board if w.detail == p["app"])
+    return tap(tile, f"Tap the {tile.text} app")
+
+
+def _two_ways_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
+    first = rng.choice(DIRECTIONS)
+    second = rng.choice([d for d in DIRECTIONS if _axis(d) != _axis(first)])
+    return {"directions": [first, second]}, f"Scroll {first}, then {second}"
+
+
+def _axis(direction: str) -> str:
+    return "vertical" if direction in ("down", "up") else "horizontal"
+
+
+def _two_ways_goal(phone: Phone, p: dict[str, Any]) -> bool:
+    return all(_scroll_goal(phone, {"direction": d}) for d in p["directions"])
+
+
+def _two_ways_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
+    for d in p["directions"]:
+        if not _scroll_goal(phone, {"direction": d}):
+            return GoldStep(Action(type="scroll", direction=d), f"Scroll {d}")
+    return None
+
+
+def _two_apps_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]:
+    apps = rng.sample(sorted(APPS), 4)
+    first, second = rng.sample(apps, 2)
+    return ({"apps": apps, "first": first, "second": second},
+            f"Open the {c.app_labels[first]} app, go back, then open the {c.app_labels[second]} app")
+
+
+def _two_apps_goal(phone: Phone, p: dict[str, Any]) -> bool:
+    return phone.app == p["second"] and phone.recents[:2] == [p["second"], p["first"]]
+
+
+def _two_apps_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
+    if _two_apps_goal(phone, p):
+        return None
+    if phone.route != ("board",):
+        return press("press_back", "Go back")
+    key = p["second"] if phone.recents[:1] == [p["first"]] else p["first"]
+    tile = next(w for w in phone.board if w.detail == key)
+    return tap(tile, f"Tap the {tile.text} app")
+
+
+#: Multi-step families for agent RL (each step fixed by the instruction, so an episode can fail midway): composed of
+#: the text-determined families above, on the same screens; an episode allows exactly as many actions as the plan.
+MULTI_STEP: tuple[Family, ...] = (
+    _curriculum("open_app_then_back", _app_back_make, _app_back_goal, _app_back_plan, _app_setup, max_actions=2),
+    _curriculum("scroll_two_ways", _two_ways_make, _two_ways_goal, _two_ways_plan,
+                lambda ph, p: ph.start([("pan",)], pinned=True), max_actions=2),
+    _curriculum("open_two_apps", _two_apps_make, _two_apps_goal, _two_apps_plan, _app_setup, max_actions=3),
+)
+MULTI_STEP_FAMILIES: tuple[str, ...] = tuple(f.name for f in MULTI_STEP)
+#: The agent curriculum (``agent_*`` splits): the one-step text families the multi-step ones are made of, then those.
+AGENT_FAMILIES: tuple[str, ...] = ("go_back", "scroll_direction", "open_app_tile", *MULTI_STEP_FAMILIES)
+
+__all__ = ["AGENT_FAMILIES", "BOARD_LEVELS", "CURRICULUM", "CURRICULUM_FAMILIES", "CURRICULUM_SCREEN", "DIRECTIONS",
+           "MULTI_STEP", "MULTI_STEP_FAMILIES", "PHRASES", "TEXT_FAMILIES", "VISUAL_FAMILIES", "board_boxes"]

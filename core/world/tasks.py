@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from core.console import bounded, quoted
-from core.world.curriculum import CURRICULUM, CURRICULUM_FAMILIES
+from core.world.curriculum import AGENT_FAMILIES, CURRICULUM, CURRICULUM_FAMILIES, MULTI_STEP, MULTI_STEP_FAMILIES
 from core.world.content import (
     MESSAGES,
     NEW_NOTE_TITLES,
@@ -291,11 +291,12 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("delete_note", "notes", _delete_note_make, lambda ph, p: all(t != p["title"] for t, _ in ph.notes),
            _delete_note_plan),
     *CURRICULUM,
+    *MULTI_STEP,
 )}
 
 #: Families never trained on (``test_family``): a whole app (Calculator) and a new family of a seen app.
 HELD_OUT_FAMILIES: tuple[str, ...] = ("calculator", "delete_note")
-APP_FAMILIES: tuple[str, ...] = tuple(f for f in FAMILIES if f not in CURRICULUM_FAMILIES)
+APP_FAMILIES: tuple[str, ...] = tuple(f for f in FAMILIES if f not in (*CURRICULUM_FAMILIES, *MULTI_STEP_FAMILIES))
 TRAIN_FAMILIES: tuple[str, ...] = tuple(f for f in APP_FAMILIES if f not in HELD_OUT_FAMILIES)
 #: split -> (families, first seed, tasks per family), listed family by family. Seed ranges never overlap, so a
 #: seed names one split.
@@ -310,6 +311,10 @@ CURRICULUM_SPLITS: dict[str, tuple[tuple[str, ...], int, int]] = {
     "curriculum_train": (CURRICULUM_FAMILIES, 1_000_000, 5_000),
     "curriculum_val": (CURRICULUM_FAMILIES, 2_000_000, 200),
     "curriculum_test": (CURRICULUM_FAMILIES, 3_000_000, 200),
+    # the agent curriculum (multi-step families and their one-step parts), on seeds of its own
+    "agent_train": (AGENT_FAMILIES, 4_000_000, 5_000),
+    "agent_val": (AGENT_FAMILIES, 5_000_000, 200),
+    "agent_test": (AGENT_FAMILIES, 6_000_000, 200),
 }
 SPLIT_NAMES: tuple[str, ...] = (*SPLITS, "test", *CURRICULUM_SPLITS)
 
