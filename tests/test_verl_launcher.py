@@ -75,3 +75,39 @@ def test_engine_choices(launch):
     bad = launch("x=1", ROLLOUT_ENGINE="v" * 10_000 + "; touch pwned")
     assert bad.returncode == 2 and len(bad.stderr) < 200 and "must be vllm, sglang or hf" in bad.stderr
     assert not (REPO / "pwned").exists()
+
+
+@pytest.mark.parametrize("value", ["yes", "true", " 1", "1 ", "2", "dry"])
+def test_dry_run_takes_1_or_empty_and_refuses_anything_else(launch, value):
+    """``DRY_RUN=yes`` once started a real training run: now one line naming DRY_RUN, exit 2, before anything runs."""
+    proc = launch("data.train_batch_size=4", DRY_RUN=value)
+    assert proc.returncode == 2 and "ARG" not in proc.stdout, proc.stdout
+    assert proc.stderr.count("\n") == 1 and "DRY_RUN must be 1" in proc.stderr and repr(value)[1:-1] in proc.stderr
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a GPU machine")
+def test_dry_run_0_or_empty_trains(launch):
+    for value in ("0", ""):
+        proc = launch("data.train_batch_size=4", DRY_RUN=value)
+        assert proc.returncode == 0 and args_of(proc)[:2] == ["-m", "verl.trainer.main_ppo"], proc.stderr
+
+
+@pytest.mark.parametrize("value", ["CPU", " cpu", "cuda", "gpu", "nvidia ", "tpu"])
+def test_verl_platform_is_one_of_verls_names_exactly(launch, value):
+    """``VERL_PLATFORM=CPU`` picked verl's cpu platform without the launcher's CPU settings; an unknown name passed
+    the dry run. One name check, before anything runs."""
+    for dry in ("", "1"):
+        proc = launch("data.train_batch_size=4", VERL_PLATFORM=value, DRY_RUN=dry)
+        assert proc.returncode == 2 and "ARG" not in proc.stdout, proc.stdout
+        assert proc.stderr.count("\n") == 1 and "VERL_PLATFORM must be empty" in proc.stderr
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a GPU machine")
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "", "1000"])
+def test_cpu_workers_is_a_whole_number_from_1(launch, value):
+    proc = launch("data.train_batch_size=4", CPU_WORKERS=value) if value else launch("x=1", CPU_WORKERS="")
+    if value == "":  # empty means the default, 1
+        assert proc.returncode == 0 and "trainer.n_gpus_per_node=1" in args_of(proc), proc.stderr
+        return
+    assert proc.returncode == 2 and "ARG" not in proc.stdout
+    assert proc.stderr.count("\n") == 1 and "CPU_WORKERS (training processes on the CPU) must be" in proc.stderr

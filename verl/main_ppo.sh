@@ -27,6 +27,22 @@ for arg in "$@"; do
   if [[ $seen_separator == 1 ]]; then user_args+=("$arg"); else recipe_args+=("$arg"); fi
 done
 
+# Values that decide what runs are checked by name before anything starts (docs/reliability.md, "verl launcher"):
+# DRY_RUN 1 checks the launch, empty or 0 trains; VERL_PLATFORM is empty (picked for this machine) or one of verl's
+# platform names, exactly as verl reads them.
+case "${DRY_RUN:-}" in
+  ""|0) DRY_RUN=0 ;;
+  1) ;;
+  *) echo "$WHO: DRY_RUN must be 1 (check the launch, no training) or empty / 0 (train), got '${DRY_RUN:0:60}'" >&2
+     exit 2 ;;
+esac
+case "${VERL_PLATFORM:-}" in
+  ""|cpu|nvidia|huawei|amd) ;;
+  *) echo "$WHO: VERL_PLATFORM must be empty (picked for this machine) or one of cpu, nvidia, huawei, amd (verl's" \
+          "platform names, lower case), got '${VERL_PLATFORM:0:60}'" >&2
+     exit 2 ;;
+esac
+
 if [[ "${DRY_RUN:-0}" == 1 ]]; then
   # the launch is checked as it would run on its target machine (a GPU with vLLM), not adapted to this one
   VERL_PLATFORM=${VERL_PLATFORM:-}
@@ -67,6 +83,10 @@ if [[ "$ROLLOUT_ENGINE" == hf ]]; then
 fi
 if [[ "$VERL_PLATFORM" == cpu ]]; then
   : "${CPU_WORKERS:=1}"              # training processes (verl's "GPUs" per node)
+  if ! [[ "$CPU_WORKERS" =~ ^[1-9][0-9]{0,2}$ ]]; then
+    echo "$WHO: CPU_WORKERS (training processes on the CPU) must be a whole number from 1 to 999, got '${CPU_WORKERS:0:60}'" >&2
+    exit 2
+  fi
   : "${CPU_RESPONSE_LENGTH:=128}"    # response token budget (a random tiny model rarely stops by itself)
   machine_args+=(
     trainer.device=cpu
