@@ -39,7 +39,7 @@ from typing import Annotated, Any
 
 import typer
 
-from core.console import quoted
+from core.console import bounded, quoted
 from core.geometry import QWEN3VL_FACTOR, QWEN25VL_FACTOR
 from core.io import publish
 
@@ -733,6 +733,9 @@ def tiny_model_command(
     """Write a tiny random Qwen2.5-VL or Qwen3-VL (real tokenizer, ~5 M parameters) for offline tests."""
     if family not in TINY_FAMILIES:
         raise typer.BadParameter(f"{quoted(family)} is not one of {', '.join(TINY_FAMILIES)}", param_hint="--family")
+    if not 0 <= seed < 2**64:  # torch's generator takes a 64-bit seed
+        raise typer.BadParameter(f"must be a whole number from 0 to 2**64 - 1, got {bounded(str(seed))}",
+                                 param_hint="--seed")
     try:
         path = build_tiny_model(output, family=family, seed=seed, overwrite=overwrite, tied_embeddings=tied_embeddings)
     except FileExistsError as exc:

@@ -95,3 +95,12 @@ def test_data_convert_shows_a_progress_bar_on_a_terminal(shared_data, tmp_path):
     os.close(master)
     text = b"".join(chunks).decode("utf-8", "replace")
     assert "llamafactory aitz: " in text and "4step" in text and "step/s]" in text, text[-2000:]
+
+
+@pytest.mark.parametrize("seed", [str(2**64), str(2**70), "-1"])
+def test_tiny_model_seed_beyond_64_bits_is_one_line_naming_it(tmp_path, seed):
+    """``gui-agent tiny-model --seed 2**70`` (reachable through ``make demo-seeds DEMO_SEEDS=...``) was a traceback."""
+    r = run(RL, "tiny-model", "--output", str(tmp_path / "m"), "--seed", seed)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "--seed" in r.stderr and "2**64 - 1" in r.stderr, r.stderr
+    assert not (tmp_path / "m").exists()
