@@ -163,3 +163,52 @@ def test_task_key_names_the_task_not_the_draw():
     assert task_key({"task_id": "scroll-3", "seed": 7}, "uid") == "scroll-3#7"
     assert task_key({"index": 12}, "uid") == "index:12"
     assert task_key(None, "uid") == "uid"
+
+
+# ------------------------------------------------------------------ dynamic sampling's cap on generation rounds
+
+
+class FakeBuffer:
+    """What cap_dynamic_sampling wraps of verl's v1 ReplayBuffer: ``_dapo_filtered_keys`` (the uids whose success
+    agrees, every poll) and ``sample`` (polls until enough groups are kept; here: evicted uids are cleared, fresh
+    all-fail groups keep arriving, as a random start's do)."""
+
+    def __init__(self, arriving: int):
+        self.finished: set[str] = set()
+        self.arriving, self.next = arriving, 0
+        self._dapo_classification_cache = {"train": {}}
+
+    def _dapo_filtered_keys(self, partition_id):
+        return set(self.finished), None
+
+    def sample(self, global_steps, partition_id, batch_size):
+        kept = []
+        for _ in range(100):  # verl polls until the batch is full
+            for _ in range(self.arriving):  # new groups finish, every one all-fail (value 0.0)
+                uid = f"g{self.next}"
+                self.next += 1
+                self.finished.add(uid)
+                self._dapo_classification_cache[partition_id][uid] = 0.0
+            dropped, counts = self._dapo_filtered_keys(partition_id)
+            assert counts is None or sum(counts.values()) == len(dropped)
+            self.finished -= dropped
+            for uid in dropped:
+                del self._dapo_classification_cache[partition_id][uid]
+            kept = sorted(self.finished)[:batch_size]
+            if len(kept) == batch_size:  # taken out of the buffer, as verl's batch is
+                self.finished -= set(kept)
+                return kept, {}
+        raise RuntimeError("never filled: no cap")
+
+
+def test_dynamic_sampling_cap_lets_groups_through_after_the_budget():
+    from gui_agent_trainer import cap_dynamic_sampling
+
+    with pytest.raises(RuntimeError, match="never filled"):
+        FakeBuffer(arriving=2).sample(1, "train", 2)  # verl's own behaviour on an all-fail start
+    buffer = cap_dynamic_sampling(FakeBuffer(arriving=2), max_groups=4)
+    batch, metrics = buffer.sample(1, "train", 2)
+    assert len(batch) == 2 and metrics == {"rl/dynamic_sampling/let_through": 2.0}
+    assert buffer.next == 6  # 4 dropped (the cap), then the next 2 let through
+    batch, metrics = buffer.sample(2, "train", 2)  # the count starts again every step
+    assert buffer.next == 12 and metrics["rl/dynamic_sampling/let_through"] == 2.0

@@ -183,7 +183,9 @@ def agent_run(tmp_path_factory):
     assert data.returncode == 0, data.stderr[-3000:]
     args = [*FAST_ARGS, "data.max_response_length=256", "+gui_agent.max_tokens_per_turn=24",
             f"trainer.default_local_dir={root / 'ckpt'}", f"trainer.rollout_data_dir={root / 'rollouts'}",
-            "trainer.total_epochs=2", "+algorithm.difficulty_filter.enable=True", "+algorithm.difficulty_filter.window=2",
+            "trainer.total_epochs=2", "algorithm.filter_groups.enable=True",
+            "algorithm.filter_groups.metric=gui_agent/success", "algorithm.filter_groups.max_num_gen_batches=1",
+            "+algorithm.difficulty_filter.enable=True", "+algorithm.difficulty_filter.window=2",
             "+algorithm.difficulty_filter.skip_steps=1"]
     proc = run(["make", "grpo-verl-agent", "AGENT_DEVICE=cpu", f"MODEL={tiny_qwen3vl_path()}",
                 f"AGENT_DATA={root / 'data'}", f"AGENT_RECIPE={root / 'recipe.yaml'}", f"ARGS={' '.join(args)}"],
@@ -212,6 +214,12 @@ def test_grpo_verl_agent_runs_gigpo_and_the_difficulty_filter(agent_run):
         assert metrics["rl/groups/all_fail"] >= 1 and metrics["rl/groups/mixed"] == 0
     assert steps[1]["rl/difficulty/tasks_set_aside"] >= 1 and steps[1]["rl/difficulty/skipped_rows"] == 0
     assert steps[2]["rl/difficulty/skipped_rows"] >= 1
+    # dynamic sampling on the task success with its cap (max_num_gen_batches=1: no generation batch beyond the
+    # step's own): every group of a random start agrees (all fail), so verl alone would draw prompts forever; the
+    # cap lets them through and the step trains
+    for metrics in steps.values():
+        assert metrics["rl/dynamic_sampling/let_through"] == metrics["rl/groups/all_fail"] >= 1, metrics
+        assert metrics["rl/dynamic_sampling/dropped_groups"] == 0
 
 
 def test_grpo_verl_agent_trains_on_the_models_tokens_only(agent_run):
@@ -393,7 +401,7 @@ def dynamic_run(sign_data):
     """DAPO's dynamic sampling (verl's own filter_groups) on the success part, 2 steps."""
     return text_reward_launch(sign_data, {"success_at": SUCCESS_AT["dynamic"], "binary": True}, [
         *METHOD_ARGS, "trainer.total_training_steps=2", "algorithm.filter_groups.enable=True",
-        "algorithm.filter_groups.metric=success"])
+        "algorithm.filter_groups.metric=success", "algorithm.filter_groups.max_num_gen_batches=20"])
 
 
 def test_dynamic_sampling_drops_groups_whose_success_agrees(dynamic_run):
@@ -402,6 +410,7 @@ def test_dynamic_sampling_drops_groups_whose_success_agrees(dynamic_run):
     steps = step_metrics(output)
     assert sorted(steps) == [1, 2], sorted(steps)
     for metrics in steps.values():  # every group trained on is mixed; the others were dropped and replaced
+        assert metrics["rl/dynamic_sampling/let_through"] == 0  # 19 generation batches' worth: the cap never bound
         assert metrics["rl/groups/mixed"] == metrics["rl/dynamic_sampling/kept_groups"] == 2, metrics
         assert metrics["rl/groups/all_fail"] == metrics["rl/groups/all_success"] == 0
         assert metrics["rl/dynamic_sampling/generated_groups"] == 2 + metrics["rl/dynamic_sampling/dropped_groups"]

@@ -140,6 +140,41 @@ def sample_row(td) -> dict[str, Any]:
     return row
 
 
+def cap_dynamic_sampling(buffer, max_groups: int):
+    """Give verl's dynamic sampling a cap on generation rounds: within one ``buffer.sample`` call (one training
+    step), at most ``max_groups`` groups are dropped; groups its filter would drop after that are let through as
+    they are (counted in the step's ``rl/dynamic_sampling/let_through``). verl 0.9.1's v1 buffer keeps drawing fresh
+    prompts until the batch is full (its ``max_num_gen_batches`` is ignored), so a policy whose every group agrees
+    (a random start: every episode fails) would never finish a step. Wraps the buffer's own methods on the instance;
+    returns the buffer."""
+    from collections import Counter
+
+    original_filter, original_sample = buffer._dapo_filtered_keys, buffer.sample
+    state: dict[str, Any] = {"dropped": set(), "through": set()}
+
+    def sample(*args: Any, **kwargs: Any):
+        state["dropped"], state["through"] = set(), set()
+        batch, metrics = original_sample(*args, **kwargs)
+        return batch, {**metrics, "rl/dynamic_sampling/let_through": float(len(state["through"]))}
+
+    def dapo_filtered_keys(partition_id: str):
+        uids, counts = original_filter(partition_id)
+        if partition_id == "val" or not uids:
+            return uids, counts
+        values = buffer._dapo_classification_cache[partition_id]
+        dropped = set()
+        for uid in sorted(uids - state["through"]):
+            if uid in state["dropped"] or len(state["dropped"]) < max_groups:
+                state["dropped"].add(uid)
+                dropped.add(uid)
+            else:
+                state["through"].add(uid)
+        return dropped, Counter(values[uid] for uid in dropped)
+
+    buffer._dapo_filtered_keys, buffer.sample = dapo_filtered_keys, sample
+    return buffer
+
+
 def trainer_class() -> type:
     """verl's v1 sync trainer + the reward parts in its per-step metrics + the RL methods of :mod:`rl_methods`
     (built on first use: verl's v1 trainer module imports the TransferQueue package, verl's ``verl-core`` extra,
@@ -163,6 +198,16 @@ def trainer_class() -> type:
                 if self.difficulty is not None:
                     config.data.gen_batch_size = 1  # rows are set aside one at a time (as verl's DAPO refill)
             super().__init__(config, *args, **kwargs)
+
+        # ------------------------------------------------------------------ dynamic sampling: its cap
+        def _build_replay_buffer(self):
+            buffer = super()._build_replay_buffer()
+            dapo = self.config.algorithm.get("filter_groups") or {}
+            rounds = int(dapo.get("max_num_gen_batches", 0) or 0)
+            if getattr(buffer, "filter_groups_metric", None) is None or rounds <= 0:
+                return buffer
+            # DAPO's max_num_gen_batches: generation batches a step may draw; the first is the step's own
+            return cap_dynamic_sampling(buffer, (rounds - 1) * int(self.config.data.train_batch_size))
 
         # ------------------------------------------------------------------ difficulty filter (sampler side)
         def _fetch_one_gen_batch(self):
@@ -282,5 +327,5 @@ def register() -> None:
         register_trainer(TRAINER_MODE)(trainer_class())
 
 
-__all__ = ["BASE_MODE", "TRAINER_MODE", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics",
+__all__ = ["BASE_MODE", "TRAINER_MODE", "cap_dynamic_sampling", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics",
            "trainer_class", "write_response_masks"]
