@@ -17,11 +17,14 @@ acted on). The advantage of a row is
   step groups = the rows of one task group whose anchors are equal (Eq. 6); A^S = R_t - mean of the step group, or
   divided by its std + epsilon (Eq. 7). A step group of one row gets 0.
 
-Reference: the authors' implementation, verl-agent ``gigpo/core_gigpo.py`` (read at zhengxuyu/verl-agent@3d91c9b):
-``compute_step_discounted_returns`` (Eq. 5), ``compute_gigpo_outcome_advantage`` (modes, Eq. 8),
-``episode_norm_reward`` (mean 0 / std 1 for a group of one, ``torch.std`` unbiased, ``(s - mean) / (std + eps)``),
-``build_step_group`` (clusters of ``to_hashable(anchor)`` within one ``index``), ``step_norm_reward`` (a group of one:
-its own mean, std 1, so 0). Everything here is float64 (the authors' torch tensors are float32), and anchors are
+Reference: the authors' implementation, verl-agent ``gigpo/core_gigpo.py`` (read at zhengxuyu/verl-agent@3d91c9b;
+line numbers of the same code in ZJU-REAL/ClawGUI@d990d3e ``clawgui-rl/gigpo/core_gigpo.py``, a copy of it):
+``compute_step_discounted_returns`` (L87-132, Eq. 5: per ``traj_uid`` in batch order, ``R_t = r_t + gamma R_{t+1}``),
+``compute_gigpo_outcome_advantage`` (L138-171: ``mean_norm`` removes the std, ``mean_std_norm`` keeps it; L170 the
+sum of Eq. 8), ``episode_norm_reward`` (L174-240: ``compute_mean_std_cross_steps=True`` by default, L180, i.e. our
+``step_rows``; a group of one gets mean 0 and std 1, L225-227; ``torch.std`` unbiased, L230; ``(s - mean) / (std +
+eps)``), ``build_step_group`` (L243-331: clusters of ``to_hashable(anchor)`` within one ``index``), ``step_norm_reward``
+(L334-384: a group of one gets its own value as mean and std 1, L367-369, so 0). Everything here is float64 (the authors' torch tensors are float32), and anchors are
 compared exactly (the authors' optional text-similarity clustering is not used: anchors here are state hashes).
 """
 
