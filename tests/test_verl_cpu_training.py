@@ -364,15 +364,21 @@ METHODS_STEPS = 8
 def methods_run(sign_data):
     """Negative samples and success replay in one launch, on the same two prompts every step."""
     return text_reward_launch(sign_data, {"success_at": SUCCESS_AT["methods"], "binary": True}, [
-        *METHOD_ARGS, f"trainer.total_training_steps={METHODS_STEPS}", "algorithm.adv_estimator=grpo_nsr", "+algorithm.nsr_lambda=0.1",
-        "+algorithm.replay.enable=True", "+algorithm.replay.capacity=2"])
+        *METHOD_ARGS, f"trainer.total_training_steps={METHODS_STEPS}", "algorithm.adv_estimator=grpo_nsr",
+        "+algorithm.nsr_lambda=0.1", "+algorithm.replay.enable=True", "+algorithm.replay.capacity=2"])
+
+
+def launch_steps(proc: subprocess.CompletedProcess, n: int) -> dict[int, dict[str, float]]:
+    """The per-step metrics of a launch that ran ``n`` steps (its output's tail when it did not)."""
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-6000:]
+    steps = step_metrics(output)
+    assert sorted(steps) == list(range(1, n + 1)), sorted(steps)
+    return steps
 
 
 def test_negative_samples_push_down_all_fail_groups_in_verl(methods_run):
-    output = methods_run.stdout + methods_run.stderr
-    assert methods_run.returncode == 0, output[-6000:]
-    steps = step_metrics(output)
-    assert sorted(steps) == list(range(1, METHODS_STEPS + 1)), sorted(steps)
+    steps = launch_steps(methods_run, METHODS_STEPS)
     for metrics in steps.values():  # every sample of an all-fail group (4 a group) carries -lambda
         assert metrics["actor/grad_norm"] > 0
         assert metrics["rl/nsr/pushed_down_samples"] == 4 * metrics["rl/groups/all_fail"], metrics
@@ -384,9 +390,7 @@ def test_negative_samples_push_down_all_fail_groups_in_verl(methods_run):
 def test_success_replay_puts_a_stored_success_into_a_group_with_nothing_to_learn(methods_run):
     """ARPO's rule in verl: a success is stored when it happens; a later all-fail group of the same prompt gets it in
     place of its last sample, which makes the group mixed (a positive advantage appears)."""
-    output = methods_run.stdout + methods_run.stderr
-    assert methods_run.returncode == 0, output[-6000:]
-    steps = step_metrics(output)
+    steps = launch_steps(methods_run, METHODS_STEPS)
     stored = [steps[s]["rl/replay/stored"] for s in sorted(steps)]
     injected = [steps[s]["rl/replay/injected"] for s in sorted(steps)]
     assert sum(injected) >= 1, (stored, injected)
@@ -405,10 +409,7 @@ def dynamic_run(sign_data):
 
 
 def test_dynamic_sampling_drops_groups_whose_success_agrees(dynamic_run):
-    output = dynamic_run.stdout + dynamic_run.stderr
-    assert dynamic_run.returncode == 0, output[-6000:]
-    steps = step_metrics(output)
-    assert sorted(steps) == [1, 2], sorted(steps)
+    steps = launch_steps(dynamic_run, 2)
     for metrics in steps.values():  # every group trained on is mixed; the others were dropped and replaced
         assert metrics["rl/dynamic_sampling/let_through"] == 0  # 19 generation batches' worth: the cap never bound
         assert metrics["rl/groups/mixed"] == metrics["rl/dynamic_sampling/kept_groups"] == 2, metrics
