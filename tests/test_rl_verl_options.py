@@ -80,7 +80,7 @@ def test_options_defaults_are_off_and_published():
     ({"gigpo": {"gamma": -0.1}}, "algorithm.gigpo.gamma"),
     ({"gigpo": {"mode": "mean"}}, "algorithm.gigpo.mode"),
     ({"gigpo": {"episode_mean": "rows"}}, "algorithm.gigpo.episode_mean"),
-    ({"gigpo": {"gama": 0.9}}, "algorithm.gigpo: unknown key(s) gama"),
+    ({"gigpo": {"gama": 0.9}}, "algorithm.gigpo: unknown key(s) ['gama']"),
     ({"replay": {"enable": True, "capacity": 0}}, "algorithm.replay.capacity"),
     ({"replay": {"enable": "yes"}}, "algorithm.replay.enable"),
     ({"difficulty_filter": {"enable": True, "window": 0}}, "algorithm.difficulty_filter.window"),

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from core.console import quoted
 from core.numbers import NumberError, checked_number
 from core.rl.rows import checked_values, hashable_rows
 
@@ -48,9 +49,9 @@ def check_options(*, gamma: float = 0.95, step_weight: float = 1.0, mode: str = 
                   episode_mean: str = "trajectory", epsilon: float = 1e-6, prefix: str = "") -> dict[str, Any]:
     """The options checked; a bad one is a ``ValueError`` naming ``<prefix><key>`` (e.g. ``algorithm.gigpo.mode``)."""
     if mode not in MODES:
-        raise ValueError(f"{prefix}mode must be one of {', '.join(MODES)}, got {mode!r}")
+        raise ValueError(f"{prefix}mode must be one of {', '.join(MODES)}, got {quoted(mode)}")
     if episode_mean not in EPISODE_MEANS:
-        raise ValueError(f"{prefix}episode_mean must be one of {', '.join(EPISODE_MEANS)}, got {episode_mean!r}")
+        raise ValueError(f"{prefix}episode_mean must be one of {', '.join(EPISODE_MEANS)}, got {quoted(episode_mean)}")
     try:
         return {"gamma": checked_number(gamma, f"{prefix}gamma", minimum=0, maximum=1),
                 "step_weight": checked_number(step_weight, f"{prefix}step_weight"),

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from core.console import quoted
 from core.rl import difficulty, gigpo, groups, replay
 
 #: The estimators computed here (any other name is verl's own).
@@ -66,18 +67,18 @@ def _section(algorithm: Mapping[str, Any], key: str, known: Sequence[str]) -> di
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise ValueError(f"algorithm.{key} must be a mapping of {', '.join(known)}, got {value!r}")
+        raise ValueError(f"algorithm.{key} must be a mapping of {', '.join(known)}, got {quoted(value)}")
     section = dict(value)
     unknown = sorted(set(section) - set(known))
     if unknown:
-        raise ValueError(f"algorithm.{key}: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        raise ValueError(f"algorithm.{key}: unknown key(s) {quoted(unknown)}; known: {', '.join(known)}")
     return section
 
 
 def _switch(section: Mapping[str, Any], name: str) -> bool:
     value = section.get("enable", False)
     if not isinstance(value, bool):
-        raise ValueError(f"{name}.enable must be true or false, got {value!r}")
+        raise ValueError(f"{name}.enable must be true or false, got {quoted(value)}")
     return value
 
 
@@ -90,7 +91,7 @@ def rl_options(algorithm: Mapping[str, Any]) -> RLOptions:
     nsr_lambda = groups.checked_lambda(algorithm.get("nsr_lambda", groups.DEFAULT_NSR_LAMBDA))
     metric = algorithm.get("success_metric")
     if metric is not None and (not isinstance(metric, str) or not metric):
-        raise ValueError(f"algorithm.success_metric must be a reward part's name, got {metric!r}")
+        raise ValueError(f"algorithm.success_metric must be a reward part's name, got {quoted(metric)}")
     replay_section = _section(algorithm, "replay", ("enable", "capacity"))
     capacity = (replay.checked_capacity(replay_section.get("capacity", replay.DEFAULT_CAPACITY))
                 if _switch(replay_section, "algorithm.replay") else None)
