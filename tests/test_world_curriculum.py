@@ -86,6 +86,11 @@ def test_skip_leaves_out_the_layout_seeds_an_earlier_export_took(tmp_path):
     past = runner.invoke(app, ["world", "export", "--split", "curriculum_val", "--skip", "99999", "--output",
                                     str(tmp_path / "none.parquet")])
     assert past.exit_code == 2 and "--skip 99999 leaves no task" in past.output
+    for flag in ("--skip", "--n"):  # beyond Python's counts: named, never blamed on --families
+        huge = runner.invoke(app, ["world", "export", "--split", "curriculum_val", flag, str(10**20), "--output",
+                                   str(tmp_path / "huge.parquet")])
+        assert huge.exit_code == 2 and f"'{flag}'" in huge.output and "--families" not in huge.output, huge.output
+        assert not (tmp_path / "huge.parquet").exists()
 
 
 def test_families_are_text_or_visual():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +47,10 @@ def _tasks(split: str, n: int | None = None, families: str | None = None, skip: 
         raise typer.BadParameter(f"unknown split {quoted(split)}; known: {', '.join(SPLIT_NAMES)}", param_hint="'--split'")
     with user_errors():
         chosen = None if families is None else selection(families, "--families")
+    for name, value in (("--skip", skip), ("--n", n)):  # Python's own bound on counts of items
+        if value is not None and value > sys.maxsize:
+            raise typer.BadParameter(f"{bounded(str(value))} is beyond the largest count ({sys.maxsize})",
+                                     param_hint=f"'{name}'")
     try:
         return list_tasks(split, n, chosen, skip=skip)
     except ValueError as e:  # the split is known: what list_tasks refuses is a family
