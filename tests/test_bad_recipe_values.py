@@ -81,6 +81,18 @@ def test_a_value_below_the_alias_limit_is_quoted_within_bounds(tmp_path):
     ("actor_rollout_ref.actor.optim.lr=nan", "actor_rollout_ref.actor.optim.lr: must be a finite number, got nan"),
     ("actor_rollout_ref.actor.kl_loss_coef=inf", "actor_rollout_ref.actor.kl_loss_coef: must be a finite number"),
     ("actor_rollout_ref.rollout.n=0", "actor_rollout_ref.rollout.n: must be >= 1, got 0"),
+    # round 5, item 3: the rollout's sampling values by the rules the hf rollout applies to every request
+    ("actor_rollout_ref.rollout.temperature=-0.5", "actor_rollout_ref.rollout.temperature: must be >= 0, got -0.5"),
+    ("actor_rollout_ref.rollout.top_p=0", "actor_rollout_ref.rollout.top_p: must be > 0, got 0"),
+    ("actor_rollout_ref.rollout.top_p=1.5", "actor_rollout_ref.rollout.top_p: must be <= 1, got 1.5"),
+    ("actor_rollout_ref.rollout.top_k=-3", "actor_rollout_ref.rollout.top_k: must be >= -1, got -3"),
+    ("actor_rollout_ref.rollout.val_kwargs.temperature=nan",
+     "actor_rollout_ref.rollout.val_kwargs.temperature: must be a finite number, got nan"),
+    # issue 48: the RL methods' keys
+    ("+algorithm.nsr_lambda=-1", "algorithm.nsr_lambda: must be >= 0, got -1"),
+    ("+algorithm.gigpo.gamma=1.5", "algorithm.gigpo.gamma: must be <= 1, got 1.5"),
+    ("+algorithm.gigpo.mode=mean", "algorithm.gigpo.mode must be one of mean_norm, mean_std_norm, got 'mean'"),
+    ("+algorithm.replay.enable=True +algorithm.replay.capacity=0", "algorithm.replay.capacity: must be >= 1, got 0"),
 ])
 def test_make_grpo_verl_dry_run_validates_the_numbers(override, message):
     """Round 4, item 11: `make grpo-verl DRY_RUN=1 ARGS=...` stops on the number, naming the key."""

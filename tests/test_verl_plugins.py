@@ -232,3 +232,30 @@ def test_position_ids_of_one_length_are_renested_so_indexing_works():
     from verl.workers import engine_workers
 
     assert engine_workers.maybe_fix_3d_position_ids is tu.maybe_fix_3d_position_ids
+
+
+# ------------------------------------------------------------------ the hf rollout refuses bad sampling values
+
+
+@pytest.mark.parametrize(("params", "named"), [
+    ({"temperature": -1.0}, "temperature: must be >= 0"), ({"temperature": float("nan")}, "temperature: must be a finite"),
+    ({"top_p": 0}, "top_p: must be > 0"), ({"top_p": 1.5}, "top_p: must be <= 1"),
+    ({"top_p": float("nan")}, "top_p: must be a finite"), ({"top_k": -2}, "top_k: must be >= -1"),
+    ({"max_tokens": 0}, "max_tokens: must be >= 1"), ({"max_tokens": -5}, "max_tokens: must be >= 1"),
+    ({"stop": ""}, "stop: must be a string or a list of non-empty strings"),
+    ({"stop": ["</tool_call>", ""]}, "stop: must be a string or a list of non-empty strings"),
+])
+def test_hf_rollout_refuses_out_of_range_sampling_values_by_name(params, named):
+    """Round 5, item 3: a request with a value vLLM refuses is refused by name, never turned into something else
+    (``temperature=-1`` was greedy, ``top_p=0`` was 1, an empty stop string ended every answer at one token)."""
+    server = verl_hf_rollout.HFRolloutServer.__new__(verl_hf_rollout.HFRolloutServer)
+    with pytest.raises(ValueError, match=named):
+        server._generate([1, 2, 3], dict(params), None)
+
+
+def test_hf_rollout_refuses_image_tokens_without_an_image():
+    server = verl_hf_rollout.HFRolloutServer.__new__(verl_hf_rollout.HFRolloutServer)
+    server.model = type("M", (), {"config": type("C", (), {"image_token_id": 151655})()})()
+    with pytest.raises(ValueError, match="holds 2 image tokens but the request carries no image"):
+        server._vision_inputs([5, 151655, 151655, 6], None)
+    assert server._vision_inputs([5, 6], None) == {}  # a text prompt without images is fine

@@ -67,7 +67,8 @@ def split_config_args(argv: list[str]) -> tuple[str | None, str, list[str]]:
 
 
 def compose(argv: list[str]):
-    """verl's config composed from a ``main_ppo`` command line, validated as ``main_ppo.main`` validates it."""
+    """verl's config composed from a ``main_ppo`` command line, its numbers and sampling values checked
+    (:func:`check_numbers`, :func:`check_sampling`), then validated as ``main_ppo.main`` validates it."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.errors import HydraException
@@ -80,12 +81,18 @@ def compose(argv: list[str]):
 
     path, name, overrides = split_config_args(argv)
     config_dir = Path(path).resolve() if path else Path(verl.__file__).parent / "trainer" / "config"
+    errors = (HydraException, OmegaConfBaseException, ValueError, AssertionError)
     try:
         with initialize_config_dir(config_dir=str(config_dir), version_base=None):
             cfg = hydra_compose(config_name=name, overrides=overrides)
+    except errors as e:
+        raise DryRunError(f"config: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    check_numbers(cfg)  # ours first: they name the key, where verl's own checks below may not
+    check_sampling(cfg)
+    try:
         validate_config(config=cfg, use_reference_policy=need_reference_policy(cfg), use_critic=need_critic(cfg))
         OmegaConf.resolve(cfg)
-    except (HydraException, OmegaConfBaseException, ValueError, AssertionError) as e:
+    except errors as e:
         raise DryRunError(f"config: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     return cfg
 
@@ -100,8 +107,6 @@ NUMBERS: dict[str, dict[str, Any]] = {
     "actor_rollout_ref.actor.ppo_mini_batch_size": {"minimum": 1, "integer": True},
     "actor_rollout_ref.actor.ppo_epochs": {"minimum": 1, "integer": True},
     "actor_rollout_ref.rollout.n": {"minimum": 1, "integer": True},
-    "actor_rollout_ref.rollout.temperature": {"minimum": 0},
-    "actor_rollout_ref.rollout.top_p": {"above": 0, "maximum": 1},
     "actor_rollout_ref.rollout.gpu_memory_utilization": {"above": 0, "maximum": 1},
     "algorithm.gamma": {"minimum": 0, "maximum": 1},
     "algorithm.lam": {"minimum": 0, "maximum": 1},
@@ -129,6 +134,22 @@ def check_numbers(cfg) -> None:
         try:
             checked_number(value, key, **bounds)
         except NumberError as e:
+            raise DryRunError(f"config: {e}") from None
+
+
+def check_sampling(cfg) -> None:
+    """The rollout's sampling settings (training and validation) by the rules the hf rollout applies to each request
+    (vLLM's: ``core.inference.backends.base.checked_sampling``); DryRunError naming the key."""
+    from omegaconf import OmegaConf
+
+    from core.inference.backends.base import checked_sampling
+
+    rollout = "actor_rollout_ref.rollout"
+    for prefix in (f"{rollout}.", f"{rollout}.val_kwargs."):
+        params = {key: OmegaConf.select(cfg, prefix + key, default=None) for key in ("temperature", "top_p", "top_k")}
+        try:
+            checked_sampling({k: v for k, v in params.items() if v is not None}, prefix=prefix)
+        except ValueError as e:
             raise DryRunError(f"config: {e}") from None
 
 
@@ -267,7 +288,6 @@ def rl_line(cfg) -> str:
 def dry_run(argv: list[str]) -> dict[str, Any]:
     """Every check above; the printed values."""
     cfg = compose(argv)
-    check_numbers(cfg)
     rl_methods = rl_line(cfg)
     engine = engine_line(cfg)  # the cheap checks first: a typo fails before the model and data load
     trainer = trainer_line(cfg)

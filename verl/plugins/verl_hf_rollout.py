@@ -40,6 +40,7 @@ from typing import Any
 import ray
 import torch
 
+from core.inference.backends.base import checked_sampling
 from verl.plugin.platform import get_platform
 from verl.workers.rollout import base as rollout_base
 from verl.workers.rollout.base import BaseRollout
@@ -191,14 +192,17 @@ class HFRolloutServer:
                        mm_processor_kwargs: dict[str, Any] | None = None) -> dict[str, torch.Tensor]:
         """Pixels and grid of ``images`` for a prompt whose image tokens are already expanded (checked), with the
         processor settings the prompt was built with (``data.mm_processor_kwargs``: pixel bounds)."""
+        image_token = getattr(self.model.config, "image_token_id", None)
         if not images:
+            found = sum(1 for t in prompt_ids if t == image_token) if image_token is not None else 0
+            if found:  # answering without the picture the prompt points at would be answering something else
+                raise ValueError(f"the prompt holds {found} image tokens but the request carries no image")
             return {}
         if self.processor is None or not hasattr(self.processor, "image_processor"):
             raise ValueError("the rollout model has no image processor, but the request holds images")
         vision = self.processor.image_processor(images=images, return_tensors="pt", **(mm_processor_kwargs or {}))
         merge = getattr(self.processor.image_processor, "merge_size", 2)
         expected = int(vision["image_grid_thw"].prod(dim=-1).sum()) // (merge * merge)
-        image_token = self.model.config.image_token_id
         found = sum(1 for t in prompt_ids if t == image_token)
         if found != expected:
             raise ValueError(f"the prompt holds {found} image tokens, its {len(images)} image(s) need {expected}")
@@ -214,6 +218,7 @@ class HFRolloutServer:
             raise ValueError("the hf rollout does not take ignore_eos")
         if int(params.get("n", 1)) != 1:
             raise ValueError("the hf rollout samples one sequence per request (n=1)")
+        params = checked_sampling(params)  # vLLM's rules, by name: never turned into something else
         max_new = self._max_tokens(len(prompt_ids), params)
         temperature = float(params.get("temperature", 1.0))
         top_k = max(int(params.get("top_k") or 0), 0)  # verl: -1 = off; transformers: 0 = off

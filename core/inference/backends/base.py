@@ -1,12 +1,15 @@
 """What every generation backend shares: :class:`GenerationConfig`, :class:`Generation`, the :class:`Backend`
-protocol and :func:`generate_isolating_failures` (the bottom of :mod:`core.inference`: the backends, the runner
+protocol, :func:`checked_sampling` (vLLM's rules for sampling parameters) and :func:`generate_isolating_failures` (the bottom of :mod:`core.inference`: the backends, the runner
 and the CLI import it; it imports none of them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
+
+from core.console import quoted
+from core.numbers import NumberError, checked_number
 
 BACKENDS: tuple[str, ...] = ("hf", "vllm", "openai", "baseline")
 #: Rows per ``generate`` call when none is given (the hf backend on CUDA picks its own: ``hf.pick_batch_size``).
@@ -32,6 +35,34 @@ class GenerationConfig:
 
 
 DEFAULT_GENERATION = GenerationConfig()
+
+
+def checked_sampling(params: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A request's sampling parameters checked by vLLM's rules (``SamplingParams._verify_args``), NaN refused too:
+    ``temperature`` >= 0 (0 = greedy), ``top_p`` in (0, 1], ``top_k`` -1 or 0 (off) or a whole number >= 1,
+    ``max_tokens`` / ``max_new_tokens`` a whole number >= 1, ``repetition_penalty`` > 0, ``stop`` a string or a list
+    of non-empty strings. Returns the numbers as numbers; a bad one is a ``ValueError`` naming ``<prefix><key>``
+    (the hf rollout's requests, the verl dry run's rollout settings)."""
+    rules: dict[str, dict[str, Any]] = {"temperature": {"minimum": 0}, "top_p": {"above": 0, "maximum": 1},
+                                        "max_tokens": {"minimum": 1, "integer": True},
+                                        "max_new_tokens": {"minimum": 1, "integer": True},
+                                        "repetition_penalty": {"above": 0}}
+    out = dict(params)
+    try:
+        for key, bounds in rules.items():
+            if out.get(key) is not None:
+                out[key] = checked_number(out[key], f"{prefix}{key}", **bounds)
+        if out.get("top_k") is not None:
+            out["top_k"] = checked_number(out["top_k"], f"{prefix}top_k", minimum=-1, integer=True)
+    except NumberError as e:
+        raise ValueError(str(e)) from None
+    stop = out.get("stop")
+    if stop is not None:
+        stops = [stop] if isinstance(stop, str) else stop
+        if not isinstance(stops, (list, tuple)) or not all(isinstance(s, str) and s for s in stops):
+            raise ValueError(f"{prefix}stop: must be a string or a list of non-empty strings (an empty one would end "
+                             f"every answer at once), got {quoted(stop)}")
+    return out
 
 
 @dataclass(frozen=True)
