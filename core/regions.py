@@ -20,11 +20,25 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from core.actions import canonical_action_name
+
 #: Distance (ORIGINAL px) within which a point counts as lying on a polygon's edge.
 EDGE_EPS = 1e-9
 MIN_VERTICES = 3
 #: The gold action of a refusal row: the target does not exist, the right answer is to refuse (no click).
 REFUSAL_ACTION = "impossible"
+#: Predicted actions that refuse instead of clicking: ``impossible`` (terminate(status="failure"), UI-TARS
+#: call_user / fail, OS-Atlas IMPOSSIBLE) and ``answer`` (a text reply). Definition: ``registry.REFUSAL_PREDICTION``.
+REFUSAL_ACTIONS = frozenset({REFUSAL_ACTION, "answer"})
+
+
+def refuses(action: str | None, point: Sequence[float] | None) -> bool:
+    """Whether a parsed answer refuses: its canonical action is one of :data:`REFUSAL_ACTIONS`, or its point has
+    both coordinates negative (OSWorld-G's refusal convention, e.g. ``[-1, -1]``). The one rule for the metrics
+    (``core.eval.metrics.is_refusal``) and for ``infer --zoom`` (a refusal keeps its answer: nothing to zoom on)."""
+    if action is not None and canonical_action_name(action) in REFUSAL_ACTIONS:
+        return True
+    return point is not None and len(point) >= 2 and point[0] < 0 and point[1] < 0
 
 Polygon = tuple[tuple[float, float], ...]
 
@@ -98,5 +112,5 @@ def interior_point(polygon: Polygon) -> tuple[float, float]:
     return sum(p[0] for p in polygon) / len(polygon), sum(p[1] for p in polygon) / len(polygon)
 
 
-__all__ = ["EDGE_EPS", "MIN_VERTICES", "Polygon", "REFUSAL_ACTION", "as_polygon", "interior_point",
-           "point_in_polygon", "polygon_bbox", "polygon_error"]
+__all__ = ["EDGE_EPS", "MIN_VERTICES", "Polygon", "REFUSAL_ACTION", "REFUSAL_ACTIONS", "as_polygon", "interior_point",
+           "point_in_polygon", "polygon_bbox", "polygon_error", "refuses"]

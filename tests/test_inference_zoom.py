@@ -478,3 +478,21 @@ def test_eval_preset_reparses_the_second_answer_on_the_crop(bench, tmp_path):
                              "--json", str(report)])
     assert ev.exit_code == 0, ev.output
     assert json.loads(report.read_text())["metrics"]["overall"] == 1.0
+
+
+def test_a_refusal_keeps_the_first_answer(bench, tmp_path):
+    """Round 5, item 10: OSWorld-G's refusal ``[-1, -1]`` as the first answer is no point to zoom on: the row keeps
+    it (it scored as a refusal before the crop replaced it with a click)."""
+    ids = [s.id for s in iter_benchmark(bench["real"])]
+    script = {(ids[0], 1): Generation(text="<answer>[{'action': 'click', 'point': [-1, -1]}]</answer>"),
+              **{(i, 1): Generation(text=_CLICK.format(700, 400)) for i in ids[1:]},
+              **{(i, 2): Generation(text=_CLICK.format(10, 10)) for i in ids}}
+    backend = Scripted(script)
+    run_inference(iter_benchmark(bench["real"]), backend, tmp_path / "p.jsonl", progress=False, zoom=0.5)
+    rows = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()}
+    refusal = rows[ids[0]]
+    assert (ids[0], 2) not in [(i, s) for i, s, _ in backend.seen]  # never asked on a crop
+    assert refusal["zoom"]["used"] == "first" and refusal["zoom"]["crop"] is None
+    assert "the first answer refuses" in refusal["zoom"]["note"]
+    assert refusal["pred_coord"] == refusal["zoom"]["first_coord"] and all(v < 0 for v in refusal["pred_coord"])
+    assert all(rows[i]["zoom"]["used"] == "second" for i in ids[1:])

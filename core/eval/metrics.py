@@ -40,7 +40,7 @@ from core.eval.tally import NO_PRED, Failures, Unparseable, Warnings
 from core.geometry import Frame, point_in_box
 from core.matching import POINT_RADIUS, Predicted, match, point_facts
 from core.records import GoldRecord, GoldRecordError, from_prediction_row
-from core.regions import REFUSAL_ACTION, Polygon, as_polygon, point_in_polygon
+from core.regions import REFUSAL_ACTION, Polygon, as_polygon, point_in_polygon, refuses
 
 MODES = ("strict", "guir1")
 
@@ -199,19 +199,9 @@ def _score_grounding(records: Iterable[Record], mode: str, fails: Failures) -> d
 
 # ------------------------------------------------------- grounding with polygon / refusal gold (2025-26 papers)
 
-#: Predicted actions that refuse instead of clicking: ``impossible`` (terminate(status="failure"), UI-TARS
-#: call_user / fail, OS-Atlas IMPOSSIBLE) and ``answer`` (a text reply). Definition: ``registry.REFUSAL_PREDICTION``.
-REFUSAL_ACTIONS = frozenset({REFUSAL_ACTION, "answer"})
-
-
 def is_refusal(pred: Prediction) -> bool:
-    """Whether a prediction refuses: it parsed, and its action is one of :data:`REFUSAL_ACTIONS` or its point
-    has both coordinates negative (OSWorld-G's refusal convention, e.g. ``[-1, -1]``)."""
-    if pred.error:
-        return False
-    if pred.action is not None and canonical_action_name(pred.action) in REFUSAL_ACTIONS:
-        return True
-    return pred.point is not None and pred.point[0] < 0 and pred.point[1] < 0
+    """Whether a prediction refuses: it parsed, and :func:`core.regions.refuses` says its answer refuses."""
+    return not pred.error and refuses(pred.action, pred.point)
 
 
 def _gold_polygon(rec: Record) -> Polygon | None:

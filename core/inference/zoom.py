@@ -12,8 +12,9 @@ docs/inference.md names the sources).
    point. The mapped point is not clamped: an answer outside the crop lands outside it.
 
 Only grounding rows are zoomed. Navigation rows keep their one answer (the crop would hide the screen the next
-action is chosen on); so does a row whose first answer has no point (unparseable, a refusal, an action without a
-point) or whose second answer has none. Each row of a zoom run says what happened in its ``zoom`` record
+action is chosen on); so does a row whose first answer has no point (unparseable, an action without a point) or
+refuses (:func:`core.regions.refuses`: a refusal action, or OSWorld-G's negative point ``[-1, -1]``), or whose
+second answer has none. Each row of a zoom run says what happened in its ``zoom`` record
 (:func:`zoom_record`); a second request that fails to generate (a server error) is the row's ``error``, so
 ``--retry-failed`` redoes it.
 """
@@ -27,6 +28,7 @@ from core.geometry import ImageGeometry, from_crop, zoom_box, zoom_size
 from core.inference.backends import Backend
 from core.inference.requests import InferenceRequest, ResizePolicy, build_request
 from core.inference.rows import parse_answer
+from core.regions import refuses
 from core.schema import Step
 
 #: ``zoom.note`` of a navigation row (it keeps its one answer).
@@ -67,6 +69,8 @@ def zoom_in(backend: Backend, pairs: Sequence[tuple[InferenceRequest, dict[str, 
         elif row["pred_coord"] is None:
             why = row["parse_error"] or f"a {row['pred_action']} action has no point"
             record["note"] = f"the first answer has no point ({why}): kept, no crop"
+        elif refuses(row["pred_action"], row["pred_coord"]):  # e.g. OSWorld-G's [-1, -1]: nothing to zoom on
+            record["note"] = "the first answer refuses (core.regions.refuses): kept, no crop"
         else:
             try:
                 box = zoom_box(row["pred_coord"], *req.step.image_size, share)
