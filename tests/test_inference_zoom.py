@@ -496,3 +496,26 @@ def test_a_refusal_keeps_the_first_answer(bench, tmp_path):
     assert "the first answer refuses" in refusal["zoom"]["note"]
     assert refusal["pred_coord"] == refusal["zoom"]["first_coord"] and all(v < 0 for v in refusal["pred_coord"])
     assert all(rows[i]["zoom"]["used"] == "second" for i in ids[1:])
+
+
+def test_a_zoom_file_without_its_run_record_refuses_a_one_stage_resume(bench, tmp_path):
+    """Round 5, item 10: with the run record gone, the rows' own zoom records decide: resuming without --zoom (or with
+    another share) is refused, never one-stage rows appended to a two-stage file (and the other way round)."""
+    from core.outputs import run_record_path
+
+    out = tmp_path / "p.jsonl"
+    first, _ = _infer(bench["placed"], out, "gold", "--zoom", "0.5", "--limit", "3")
+    assert first.exit_code == 0, first.output
+    run_record_path(out).unlink()
+    before = out.read_bytes()
+    for other, shown in (([], "zoom 0.5 -> None"), (["--zoom", "0.25"], "zoom 0.5 -> 0.25")):
+        again, _ = _infer(bench["placed"], out, "gold", *other)
+        assert again.exit_code == 2 and shown in again.output, again.output
+        assert out.read_bytes() == before
+    plain = tmp_path / "plain.jsonl"
+    _infer(bench["real"], plain, "gold", "--limit", "2")
+    run_record_path(plain).unlink()
+    again, _ = _infer(bench["real"], plain, "gold", "--zoom", "0.5")
+    assert again.exit_code == 2 and "zoom None -> 0.5" in again.output
+    resumed, _ = _infer(bench["placed"], out, "gold", "--zoom", "0.5")  # the same share still resumes
+    assert resumed.exit_code == 0, resumed.output

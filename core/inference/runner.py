@@ -222,9 +222,9 @@ class RunSummary:
 
 
 def _check_compatible(first: dict[str, Any] | None, policy: ResizePolicy, template: str | None, model: str,
-                      path: Path) -> None:
-    """Refuse to append to a file written with other output-shaping options (resize, model, prompt template),
-    naming every one that differs."""
+                      path: Path, zoom: float | None = None) -> None:
+    """Refuse to append to a file written with other output-shaping options (resize, model, prompt template, the
+    zoom share its rows' ``zoom`` records hold), naming every one that differs."""
     if first is None:
         return
     from core.prompts import GUI_DESKTOP, GUIR1_GROUNDING, GUIR1_HIGH, GUIR1_LOW
@@ -240,6 +240,10 @@ def _check_compatible(first: dict[str, Any] | None, policy: ResizePolicy, templa
         differ.append(f"template {written!r} -> {template!r}")
     elif written is not None and template is None and written not in training:
         differ.append(f"template {written!r} -> each step's training template")
+    record = first.get("zoom")
+    written_zoom = record.get("share") if isinstance(record, dict) else None
+    if written_zoom != zoom:  # a two-stage file resumed as one stage (or the other way), or another share
+        differ.append(f"zoom {written_zoom} -> {zoom}")
     if differ:
         raise ValueError(f"{path} was written with other options ({'; '.join(differ)}); rerun with the same "
                          "options to resume it, or pass --overwrite to start over")
@@ -280,7 +284,7 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
 
     def legacy_options(first: Mapping[str, Any]) -> dict[str, Any]:
         """A file written before run records: check the options its first row holds (none more to compare)."""
-        _check_compatible(dict(first), policy, template, backend.model, output)
+        _check_compatible(dict(first), policy, template, backend.model, output, zoom)
         return {}
 
     legacy = LegacyRows(first_row=lambda: first_row(output), own_fields=OWN_FIELDS, options=legacy_options)
