@@ -51,6 +51,22 @@ class OptionsChanged(ValueError):
                          "options to resume it, or pass --overwrite to start over")
 
 
+def refuse_unwritable(path: str | Path, *, option: str = "--output") -> None:
+    """Raise ``ValueError`` naming ``option`` when no file can be created beside ``path``: its folder is missing or
+    is a file, or the system refuses a file there (read-only, ``/proc``, permissions). Tried with a temporary file
+    of its own, removed at once, before any work (output-policy rule 8)."""
+    import tempfile
+
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {path}: {parent} is not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".write-check-"):
+            pass
+    except OSError as e:
+        raise ValueError(f"{option} {path}: cannot write in {parent} ({e.strerror or type(e).__name__})") from None
+
+
 def refuse_existing(path: str | Path, *, overwrite: bool, option: str = "--output", folder: bool = False) -> None:
     """Raise ``ValueError`` naming ``option`` when ``path`` exists and ``overwrite`` is false, or when it exists
     as the wrong kind (``folder``: the output must be a folder; else a file)."""
@@ -416,4 +432,4 @@ def user_errors(prefix: str = "") -> Iterator[None]:
 __all__ = ["FolderFiles", "LegacyRows", "OptionsChanged", "as_folder_files", "check_folder", "claim_folder",
            "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_foreign_json", "refuse_foreign_output",
            "refuse_output_inside_input",
-           "resumable_output", "run_record_path", "user_errors"]
+           "refuse_unwritable", "resumable_output", "run_record_path", "user_errors"]

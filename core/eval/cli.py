@@ -75,14 +75,15 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, pres
 
 
 def _refuse_existing_outputs(outputs: list[tuple[str, Path | None]], overwrite: bool) -> None:
-    """Before any scoring: each given ``(option, path)`` file output is new or ``overwrite``
+    """Before any scoring: each given ``(option, path)`` file output is new or ``overwrite``, and can be written
     (:mod:`core.outputs`); one ``error:`` line and exit 2 otherwise."""
-    from core.outputs import refuse_existing, user_errors
+    from core.outputs import refuse_existing, refuse_unwritable, user_errors
 
     with user_errors():
         for option, path in outputs:
             if path is not None:
                 refuse_existing(path, overwrite=overwrite, option=option)
+                refuse_unwritable(path, option=option)
 
 
 def _claim_folders(folders: list[tuple[str, str, Path | None, tuple[str, ...]]], overwrite: bool) -> list:
@@ -178,13 +179,16 @@ def register(app: typer.Typer) -> None:
         console = make_console()
         result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0, preset)
         print_result(data, console)
-        if json_out is not None:
-            console.print(f"json: {write_json(data, json_out)}")
         run = make_run(name or _run_name(json_out, predictions[0]), mode, [data])
-        if markdown is not None:
-            from core.eval.report import write_text
+        from core.outputs import user_errors
 
-            console.print(f"markdown: {write_text(markdown_report(run), markdown)}")
+        with user_errors():  # checked writable before scoring; a disk that fills now is one line too
+            if json_out is not None:
+                console.print(f"json: {write_json(data, json_out)}")
+            if markdown is not None:
+                from core.eval.report import write_text
+
+                console.print(f"markdown: {write_text(markdown_report(run), markdown)}")
         _pictures(result, plot_folder, gallery_folder, image_root, console)
         if compare is not None:
             try:
@@ -266,6 +270,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Two runs side by side, with the difference in points; or one run beside the published numbers."""
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
+        from core.outputs import user_errors
 
         if (b is None) != official:
             _fail("eval-compare needs a second run or --official, not both")
@@ -280,13 +285,15 @@ def register(app: typer.Typer) -> None:
             table = _official_table(ra)
             typer.echo(table)
             if markdown is not None:
-                write_text(table, markdown)
+                with user_errors():
+                    write_text(table, markdown)
             return
         if ra["name"] == rb["name"]:  # two runs of one name (e.g. two `.../huggingface` checkpoints): their files
             ra, rb = {**ra, "name": str(a)}, {**rb, "name": str(b)}
         print_compare(ra, rb, make_console())
         if markdown is not None:
-            write_text(compare_markdown(ra, rb), markdown)
+            with user_errors():
+                write_text(compare_markdown(ra, rb), markdown)
 
 
 def _official_table(run: dict) -> str:
