@@ -52,19 +52,22 @@ class OptionsChanged(ValueError):
 
 
 def refuse_unwritable(path: str | Path, *, option: str = "--output") -> None:
-    """Raise ``ValueError`` naming ``option`` when no file can be created beside ``path``: its folder is missing or
-    is a file, or the system refuses a file there (read-only, ``/proc``, permissions). Tried with a temporary file
-    of its own, removed at once, before any work (output-policy rule 8)."""
+    """Raise ``ValueError`` naming ``option`` when ``path`` cannot be written: a file stands where one of its folders
+    must be, or the system refuses a file in its nearest existing folder (read-only, ``/proc``, permissions). Missing
+    folders are fine (the writers create them). Tried with a temporary file of its own in that folder, removed at
+    once, before any work (output-policy rule 8)."""
     import tempfile
 
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {path}: {parent} is not a folder")
+    folder = Path(path).parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: {folder} is a file, not a folder")
     try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=".write-check-"):
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
             pass
     except OSError as e:
-        raise ValueError(f"{option} {path}: cannot write in {parent} ({e.strerror or type(e).__name__})") from None
+        raise ValueError(f"{option} {path}: cannot write in {folder} ({e.strerror or type(e).__name__})") from None
 
 
 def refuse_existing(path: str | Path, *, overwrite: bool, option: str = "--output", folder: bool = False) -> None:

@@ -276,17 +276,18 @@ def test_a_mistyped_convert_input_leaves_no_resume_state(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["images", "t.jsonl"]
 
 
-@pytest.mark.parametrize("where", ["under_a_file", "proc", "missing_folder"])
+@pytest.mark.parametrize("where", ["under_a_file", "deep_under_a_file", "proc"])
 def test_eval_and_eval_compare_refuse_an_unwritable_output_in_one_line(benchmark, tmp_path, where):
     """Round 5, item 9 (rule 8): ``eval --json`` / ``--markdown`` and ``eval-compare --markdown`` to a path under a
-    file, under /proc or in a missing folder: one error line naming the option, before any scoring, nothing written."""
+    file (a missing folder inside it too) or under /proc: one error line naming the option, before any scoring,
+    nothing written. (A missing folder elsewhere is created, as before.)"""
     preds = tmp_path / "pred.jsonl"
     assert in_process("infer", "--backend", "baseline", "--model", "centre", "--input", benchmark[0],
                       "--output", preds).returncode == 0
     blocker = tmp_path / "a_file"
     blocker.write_text("x")
     target = {"under_a_file": blocker / "r.json", "proc": Path("/proc/r.json"),
-              "missing_folder": tmp_path / "nope" / "r.json"}[where]
+              "deep_under_a_file": blocker / "nope" / "r.json"}[where]
     base = ("eval", "--predictions", preds, "--benchmark", "androidcontrol_high")
     for option in ("--json", "--markdown"):
         assert_one_error_line(in_process(*base, option, target), option)
@@ -294,3 +295,5 @@ def test_eval_and_eval_compare_refuse_an_unwritable_output_in_one_line(benchmark
     assert in_process(*base, "--json", report).returncode == 0
     assert_one_error_line(in_process("eval-compare", report, report, "--markdown", target), "--markdown")
     assert not target.exists() and blocker.read_text() == "x"
+    fresh = tmp_path / "new" / "folder" / "r.json"  # missing folders: created, as the writers always did
+    assert in_process(*base, "--json", fresh).returncode == 0 and fresh.is_file()
