@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from enum import Enum
 from collections.abc import Sequence
 
+from core.numbers import is_finite_number
+
 #: Qwen2.5-VL: patch 14 x spatial merge 2.  Qwen3-VL: patch 16 x merge 2.
 QWEN25VL_FACTOR = 28
 QWEN3VL_FACTOR = 32
@@ -215,7 +217,7 @@ def shown_coords(value: object) -> str:
     if value is None:
         return NO_POINT
     if isinstance(value, (list, tuple)) and value and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+            is_finite_number(v) for v in value):
         if tuple(float(v) for v in value) == GUIR1_NO_TARGET:
             return NO_POINT
         return "[" + ", ".join(f"{round(float(v), 1) + 0.0:.1f}".removesuffix(".0") for v in value) + "]"

@@ -51,6 +51,18 @@ def checked_number(value: Any, name: str, *, minimum: float | None = None, maxim
     return int(number) if integer else number
 
 
+def is_finite_number(value: Any) -> bool:
+    """Whether ``value`` is an int or float (never a bool) that is a finite float: the test of "a number" in a
+    structure read from a file (a box, a polygon vertex). An int beyond the float range (``10**400``) is not one;
+    it never raises (``math.isfinite`` raises ``OverflowError`` on such an int)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def checked_numbers(checks: Iterable[tuple[str, Any, dict[str, Any]]]) -> None:
     """:func:`checked_number` for each ``(name, value, bounds)`` whose value is given (None: an option left at its
     default); the first bad one raises. How a command checks all its numeric options before it starts."""
@@ -67,4 +79,4 @@ def _shown(value: Any) -> str:
     return quoted(value, 60)
 
 
-__all__ = ["NumberError", "checked_number", "checked_numbers"]
+__all__ = ["NumberError", "checked_number", "checked_numbers", "is_finite_number"]

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.actions import canonical_action_name
+from core.console import quoted
+from core.numbers import is_finite_number
 
 #: Distance (ORIGINAL px) within which a point counts as lying on a polygon's edge.
 EDGE_EPS = 1e-9
@@ -43,10 +45,6 @@ def refuses(action: str | None, point: Sequence[float] | None) -> bool:
 Polygon = tuple[tuple[float, float], ...]
 
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def polygon_error(value: Any) -> str | None:
     """Why ``value`` is not a polygon (a list of at least 3 ``[x, y]`` pairs of finite numbers), else None."""
     if not isinstance(value, (list, tuple)):
@@ -54,8 +52,8 @@ def polygon_error(value: Any) -> str | None:
     if len(value) < MIN_VERTICES:
         return f"a polygon needs at least {MIN_VERTICES} vertices, got {len(value)}"
     for i, v in enumerate(value):
-        if not (isinstance(v, (list, tuple)) and len(v) == 2 and _finite(v[0]) and _finite(v[1])):
-            return f"vertex {i} is not two finite numbers: {v!r:.80}"
+        if not (isinstance(v, (list, tuple)) and len(v) == 2 and is_finite_number(v[0]) and is_finite_number(v[1])):
+            return f"vertex {i} is not two finite numbers: {quoted(v, 80)}"
     return None
 
 

@@ -164,6 +164,40 @@ def test_bad_row_is_one_line_or_skipped_without_losing_the_others(osworld_g, tmp
     assert len(list(iter_steps(tmp_path / "skip" / "osworld_g.parquet"))) == 4
 
 
+@pytest.mark.parametrize("vertex", [[10**400, 100], [100, -(10**400)], [1e308 * 10, 5]])
+def test_polygon_vertex_beyond_the_float_range_is_a_row_error(vertex, osworld_g, tmp_path):
+    """A vertex too large for a float (issue 50 item 6), in the benchmark's file, in a unified parquet's
+    ``extra.polygon`` and in a prediction row's ``gt_polygon``: one error line naming the row and field (a counted
+    skip under ``--skip-missing``), never an ``OverflowError``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = json.loads((osworld_g / "OSWorld-G.json").read_text())
+    rows[1]["box_coordinates"] = [[100, 100], vertex, [300, 400]]
+    (osworld_g / "OSWorld-G.json").write_text(json.dumps(rows))
+    good = convert("osworld_g", prepared("osworld_g", tmp_path / "good"), tmp_path / "good" / "unified")
+    table = pq.read_table(good).to_pylist()
+    extra = json.loads(table[1]["extra"])
+    extra[POLYGON_KEY][1] = vertex
+    table[1]["extra"] = json.dumps(extra)
+    (tmp_path / "bad").mkdir()
+    pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(good)), tmp_path / "bad" / "osworld_g.parquet")
+    for source, given, field in (("osworld_g", osworld_g, "box_coordinates"),
+                                 ("unified", tmp_path / "bad" / "osworld_g.parquet", "extra.polygon")):
+        args = ["data", "convert", "--from", source, "--to", "unified", "--name", "o", "--input", str(given)]
+        r = runner.invoke(app, [*args, "--output", str(tmp_path / f"stop_{source}")])
+        assert r.exit_code == 2 and r.exception.__class__ is SystemExit, r.output
+        errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "OSWorld-G:FIXTUREPG1-0" in errors[0] and field in errors[0], r.output
+        r = runner.invoke(app, [*args, "--output", str(tmp_path / f"skip_{source}"), "--skip-missing"])
+        assert r.exit_code == 0 and "written 3, skipped 1" in r.output and f"invalid {field}" in r.output, r.output
+    preds = tmp_path / "osworld_g.jsonl"
+    preds.write_text(json.dumps(_row(0, polygon=[[0, 0], vertex, [0, 5]], point=(0, 0))) + "\n")
+    r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", "osworld_g"])
+    assert r.exit_code == 2 and r.exception.__class__ is SystemExit, r.output
+    assert "osworld_g.jsonl:1" in r.output and "gt_polygon" in r.output and "vertex 1" in r.output, r.output
+
+
 # ----------------------------------------------------------------------------------------------- regions
 
 L_SHAPE = ((100, 100), (300, 100), (300, 160), (160, 160), (160, 400), (100, 400))

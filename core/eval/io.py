@@ -9,13 +9,13 @@ prediction fields are model output and are never an error (a bad one makes the r
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.console import bounded, quoted
+from core.numbers import is_finite_number
 
 class PredictionFileError(ValueError):
     """Bad input in a prediction file: ``where`` is ``file:line``. The message shows ``where`` bounded
@@ -107,23 +107,13 @@ def gold_str(rec: Record, field: str, default: str | None = None) -> str:
     return v
 
 
-def _is_number(v: Any) -> bool:
-    """A finite int or float (an int too large for a float, such as ``10**400``, is not)."""
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        return False
-    try:
-        return math.isfinite(v)
-    except OverflowError:
-        return False
-
-
 def gold_numbers(rec: Record, field: str, lengths: tuple[int, ...]) -> tuple[float, ...]:
     """A list of finite numbers of one of ``lengths`` (e.g. a box of 4 or a point of 2)."""
     v = rec.row.get(field)
     if v is None:
         raise PredictionFileError(rec.where, field, "missing")
-    if not isinstance(v, (list, tuple)) or not all(_is_number(x) for x in v):
-        raise PredictionFileError(rec.where, field, f"must be a list of numbers, got {v!r:.80}")
+    if not isinstance(v, (list, tuple)) or not all(is_finite_number(x) for x in v):
+        raise PredictionFileError(rec.where, field, f"must be a list of numbers, got {quoted(v, 80)}")
     if len(v) not in lengths:
         raise PredictionFileError(rec.where, field, f"must have {' or '.join(map(str, lengths))} numbers, got {len(v)}")
     return tuple(float(x) for x in v)
@@ -139,6 +129,6 @@ def gold_size(rec: Record) -> tuple[float, float]:
 
 def pred_point(v: Any) -> tuple[float, float] | None:
     """The first two items of a predicted coordinate as floats, or None when they are not two finite numbers."""
-    if not isinstance(v, (list, tuple)) or len(v) < 2 or not (_is_number(v[0]) and _is_number(v[1])):
+    if not isinstance(v, (list, tuple)) or len(v) < 2 or not (is_finite_number(v[0]) and is_finite_number(v[1])):
         return None
     return float(v[0]), float(v[1])
