@@ -346,6 +346,65 @@ def test_eval_compare_official_needs_a_preset_run(screenspot, tmp_path):
     assert res.exit_code == 0 and "no published number" in res.output
 
 
+_RUN = {"name": "mine", "mode": "strict", "results": {"osworld_g": {
+    "benchmark": "osworld_g", "metrics": {"overall": 0.40, "overall_no_refusal": 0.55}, "data": {"preset": "mai_ui"}}}}
+_RESULT = _RUN["results"]["osworld_g"]
+
+
+@pytest.mark.parametrize(("report", "field"), [
+    ([_RUN], None),                                                                  # not an object
+    ({**_RUN, "results": [_RESULT]}, "'results'"),
+    ({**_RUN, "results": {"osworld_g": [1]}}, "'results.osworld_g'"),
+    ({**_RUN, "results": {"osworld_g": {**_RESULT, "metrics": [0.4]}}}, "'results.osworld_g.metrics'"),
+    ({**_RUN, "results": {"osworld_g": {"data": {"preset": "mai_ui"}}}}, "'results.osworld_g.metrics'"),
+    ({**_RUN, "results": {"osworld_g": {**_RESULT, "data": "mai_ui"}}}, "'results.osworld_g.data'"),
+    ({**_RUN, "results": {"osworld_g": {**_RESULT, "data": {"preset": ["mai_ui"]}}}},
+     "'results.osworld_g.data.preset'"),
+    ({**_RUN, "results": {"osworld_g": {**_RESULT, "metrics": {"overall_no_refusal": "55"}}}},
+     "'results.osworld_g.metrics.overall_no_refusal'"),
+    ({**_RUN, "results": {"osworld_g": {**_RESULT, "counts": {"overall": {"n": "4", "left_out": 2}}}}},
+     "'results.osworld_g.counts.overall.n'"),
+    ({k: v for k, v in _RUN.items() if k != "name"}, "'name'"),
+    ({**_RUN, "name": ["mine"]}, "'name'"),
+    ({**_RESULT, "benchmark": ["osworld_g"]}, "'benchmark'"),                        # one eval --json result
+    ({**_RESULT, "metrics": {"overall_no_refusal": True}}, "'metrics.overall_no_refusal'"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),                            # nesting
+])
+@pytest.mark.parametrize("form", ["--official", "two runs"])
+def test_eval_compare_malformed_report_is_one_error_line(report, field, form, tmp_path):
+    """A report of the wrong shape (issue 50 item 8): one error line naming the file and the field, exit 2, in both
+    forms of eval-compare; nothing written to --markdown."""
+    bad = tmp_path / "bad.json"
+    bad.write_text(report if isinstance(report, str) else json.dumps(report))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_RUN))
+    md = tmp_path / "out.md"
+    second = ["--official"] if form == "--official" else [str(good)]
+    res = runner.invoke(app, ["eval-compare", str(bad), *second, "--markdown", str(md)])
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.output
+    (line,) = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert line.startswith("error: ") and "bad.json" in line and (field or "not a report") in line, line
+    assert not md.exists()
+
+
+def test_eval_compare_official_run_name_stays_in_its_cell(tmp_path):
+    """A run name with ``|``, a line break or Markdown (issue 50 item 8) is one escaped header cell of the
+    --official table, as in the two-run form: every line of the table has the header's cells."""
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({**_RUN, "name": "a|b\nc <b>d</b> `e"}))
+    md = tmp_path / "official.md"
+    res = runner.invoke(app, ["eval-compare", str(report), "--official", "--markdown", str(md)])
+    assert res.exit_code == 0, res.output
+    lines = md.read_text().splitlines()
+    assert len(lines) == 2 + 2 and all(ln.startswith("| ") or ln.startswith("|-") for ln in lines), lines
+    assert {len(ln.replace("\\|", "").split("|")) for ln in lines} == {8 + 2}, lines
+    assert r"a\|b\nc \<b\>d\</b\> \`e %" in lines[0] and "<b>" not in md.read_text()
+    report.write_text(json.dumps({**_RUN, "name": "x|y", "results": {"osworld_g": {**_RESULT,
+                                                                                  "data": {"preset": "zzz"}}}}))
+    res = runner.invoke(app, ["eval-compare", str(report), "--official"])
+    assert res.exit_code == 0 and r"x\|y: no published number" in res.output, res.output
+
+
 def test_compare_official_takes_any_benchmark_name():
     """Benchmarks named as the published tables name them (OSWorld-G here): every model of the preset, and the
     2-point criterion on each."""

@@ -297,8 +297,10 @@ def register(app: typer.Typer) -> None:
 
 
 def _official_table(run: dict) -> str:
-    """``run``'s accuracy beside the published numbers of its preset's models (a markdown table, %); one error line
-    and exit 2 when the run was not scored with a preset."""
+    """``run``'s accuracy beside the published numbers of its preset's models (a markdown table, %, written by
+    :func:`core.markdown.md_table`, so a run name with ``|`` or a line break stays one cell); one error line and
+    exit 2 when the run was not scored with a preset."""
+    from core.markdown import Md, md_code, md_table, md_text
     from core.presets import OFFICIAL_SOURCES, benchmark_title, compare_official, shown_official
 
     try:
@@ -307,13 +309,11 @@ def _official_table(run: dict) -> str:
         _fail(str(e))
     name = run["name"]
     if not rows:
-        return f"{name}: no published number for its preset on its benchmarks ({', '.join(run['results'])})"
-    lines = [f"| benchmark | model | official % | {name} % | Δ | reproduced (>= official - {REPRODUCED_WITHIN:g}) "
-             "| source | metric |", "|---|---|---|---|---|---|---|---|"]
-    for c in rows:
-        r = c.official
-        here = "-" if c.run is None else f"{c.run:.2f}"
-        delta = "-" if c.delta is None else f"{c.delta:+.2f}"
-        lines.append(f"| {benchmark_title(r.benchmark)} | {r.model} | {shown_official(r.value)} | {here} | {delta} | "
-                     f"{'yes' if c.reproduced else 'no'} | {OFFICIAL_SOURCES[r.source]} | `{c.metric}` |")
-    return "\n".join(lines)
+        return md_text(f"{name}: no published number for its preset on its benchmarks ({', '.join(run['results'])})")
+    header = ["benchmark", "model", "official %", f"{name} %", "Δ",
+              Md(f"reproduced (>= official - {REPRODUCED_WITHIN:g})"), "source", "metric"]
+    cells = [[benchmark_title(c.official.benchmark), c.official.model, shown_official(c.official.value),
+              "-" if c.run is None else f"{c.run:.2f}", "-" if c.delta is None else f"{c.delta:+.2f}",
+              "yes" if c.reproduced else "no", Md(OFFICIAL_SOURCES[c.official.source]), md_code(c.metric)]
+             for c in rows]
+    return md_table(header, cells)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from core.console import make_console, styled
+from core.console import bounded, make_console, quoted, styled
 from core.eval.registry import BENCHMARKS, get_benchmark
 from core.io import atomic_write_bytes
 from core.markdown import md_table, md_text
@@ -46,17 +46,97 @@ def make_run(name: str, mode: str, results: Iterable[Mapping[str, Any]]) -> dict
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
-    """A run from a ``report.json`` or a single-benchmark ``eval --json`` file (named after the file)."""
+    """A run from a ``report.json`` or a single-benchmark ``eval --json`` file (named after the file), checked
+    (:func:`checked_run`): ``ValueError`` with one line naming the file and field for anything else."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: cannot read a report: {e}") from None
-    if isinstance(data, dict) and isinstance(data.get("results"), dict):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{bounded(path)}: cannot read a report: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{bounded(path)}: cannot read a report: nested too deeply") from None
+    return checked_run(data, path)
+
+
+#: The numbers of a result :func:`headline` shows when the registry names none.
+DEFAULT_HEADLINE = ("overall", "type", "gr", "sr", "op_f1", "param", "param_tolerant", "sr_tolerant", "episode_sr")
+
+
+def _json_kind(value: Any) -> str:
+    """``value``'s JSON type, as an error names it."""
+    return {bool: "a boolean", str: "a string", list: "a list", dict: "an object", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _report_error(path: Path, field: str, why: str) -> ValueError:
+    return ValueError(f"{bounded(path)}: field {quoted(field)}: {why}")
+
+
+def _read_keys(bench: str) -> tuple[str, ...]:
+    """The metrics of a ``bench`` result that comparisons read: its headline and its published metrics."""
+    b = BENCHMARKS.get(bench)
+    keys = (b.headline or DEFAULT_HEADLINE) if b is not None else DEFAULT_HEADLINE
+    extra = (b.published_metric, b.published_metric_no_refusal) if b is not None else ("overall",)
+    return tuple(dict.fromkeys(k for k in (*keys, *extra) if k))
+
+
+def _checked_result(result: Any, path: Path, where: str, bench: str) -> None:
+    """``result`` (one benchmark's ``eval --json`` object, at ``where`` in the file) is what reports and comparisons
+    read: an object with an object ``metrics`` whose read numbers (:func:`_read_keys`) are numbers or null,
+    optional objects ``counts`` (a left-out count with whole ``n`` / ``left_out``) and ``data`` (``preset`` a
+    string or null), a string ``benchmark``; else ``ValueError`` naming the field."""
+    if not isinstance(result, dict):
+        raise _report_error(path, where or "(top level)", f"must be an object, got {_json_kind(result)}")
+    at = f"{where}." if where else ""
+    if not isinstance(result.get("benchmark", bench), str):
+        raise _report_error(path, f"{at}benchmark", f"must be a string, got {_json_kind(result['benchmark'])}")
+    for field, needed in (("metrics", True), ("counts", False), ("data", False)):
+        value = result.get(field)
+        if value is None and not needed:
+            continue
+        if not isinstance(value, dict):
+            raise _report_error(path, f"{at}{field}", f"must be an object, got {_json_kind(value)}"
+                                if field in result else "missing")
+    counts = result.get("counts") or {}
+    for key in _read_keys(bench):
+        value = result["metrics"].get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise _report_error(path, f"{at}metrics.{key}", f"must be a number or null, got {_json_kind(value)}")
+        c = counts.get(key)
+        if isinstance(c, dict) and c.get("left_out") is not None:
+            for part in ("n", "left_out"):
+                if isinstance(c.get(part), bool) or not isinstance(c.get(part), int):
+                    raise _report_error(path, f"{at}counts.{key}.{part}",
+                                        f"must be a whole number, got {_json_kind(c.get(part))}")
+    preset = (result.get("data") or {}).get("preset")
+    if preset is not None and not isinstance(preset, str):
+        raise _report_error(path, f"{at}data.preset", f"must be a string or null, got {_json_kind(preset)}")
+
+
+def checked_run(data: Any, path: Path) -> dict[str, Any]:
+    """``data`` (a JSON document read from ``path``) as a run: a ``report.json`` (a non-empty string ``name``, a
+    string ``mode`` when given, ``results`` an object of :func:`_checked_result` objects) or one ``eval --json``
+    result (``benchmark`` + ``metrics``, named after the file). Anything else, wrong types, missing fields, is a
+    ``ValueError`` of one line naming the file and the field (``results.osworld_g.metrics``)."""
+    if isinstance(data, dict) and "results" in data:
+        if not isinstance(data["results"], dict):
+            raise _report_error(path, "results", f"must be an object, got {_json_kind(data['results'])}")
+        name = data.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise _report_error(path, "name", "missing" if name is None else
+                                f"must be a non-empty string, got {quoted(name, 60)}")
+        if not isinstance(data.get("mode", "?"), str):
+            raise _report_error(path, "mode", f"must be a string, got {_json_kind(data['mode'])}")
+        for bench, result in data["results"].items():
+            _checked_result(result, path, f"results.{bench}", bench)
         return data
     if isinstance(data, dict) and "benchmark" in data and "metrics" in data:
-        return make_run(path.stem, data.get("mode", "?"), [data])
-    raise ValueError(f"{path}: not a report (needs 'results' or 'benchmark' + 'metrics')")
+        if not isinstance(data["benchmark"], str):
+            raise _report_error(path, "benchmark", f"must be a string, got {_json_kind(data['benchmark'])}")
+        _checked_result(data, path, "", data["benchmark"])
+        mode = data.get("mode", "?")
+        return make_run(path.stem, mode if isinstance(mode, str) else "?", [data])
+    raise ValueError(f"{bounded(path)}: not a report (needs 'results' or 'benchmark' + 'metrics')")
 
 
 def pct(v: float | None) -> str:
@@ -91,8 +171,7 @@ def headline(result: Mapping[str, Any]) -> dict[str, float | None]:
     names one, else ``overall`` for grounding, Type/GR/SR (+ extras) for the others."""
     m = result["metrics"]
     bench = BENCHMARKS.get(result.get("benchmark"))
-    keys = (bench.headline if bench is not None and bench.headline else
-            ("overall", "type", "gr", "sr", "op_f1", "param", "param_tolerant", "sr_tolerant", "episode_sr"))
+    keys = bench.headline if bench is not None and bench.headline else DEFAULT_HEADLINE
     return {k: m[k] for k in keys if k in m}
 
 
