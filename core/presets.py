@@ -468,11 +468,13 @@ def official_markdown() -> str:
 @dataclass(frozen=True)
 class OfficialComparison:
     """A run's accuracy (%) on ``official.benchmark`` beside the published one; ``metric`` is the run's metric
-    compared (:func:`published_metric`); ``run`` None when the run has no such accuracy."""
+    compared (:func:`published_metric`); ``run`` None when the run has no such accuracy, ``note`` then says why
+    (:func:`run_metric`)."""
 
     official: OfficialResult
     run: float | None
     metric: str = "overall"
+    note: str = ""
 
     @property
     def delta(self) -> float | None:
@@ -480,14 +482,36 @@ class OfficialComparison:
 
     @property
     def reproduced(self) -> bool:
-        """At most :data:`REPRODUCED_WITHIN` points below the published number, or above it."""
+        """At most :data:`REPRODUCED_WITHIN` points below the published number, or above it; never without the
+        run's number (a mean over only some settings, a value outside [0, 1] are none)."""
         return self.run is not None and self.run >= self.official.value - REPRODUCED_WITHIN
+
+
+def run_metric(benchmark: str, result: dict[str, Any], metric: str) -> tuple[float | None, str]:
+    """The ``metric`` of a run's ``benchmark`` result in % beside the published one, or None and why: not in the
+    result, a mean over only some of the benchmark's settings (the result's ``absent`` reason, or
+    :func:`core.eval.registry.absent_averages` for a report written before it recorded one), or not a share in
+    [0, 1] (``5``, ``1e308``, NaN): such a number is never shown as the run's, nor called reproduced."""
+    from core.eval.registry import absent_averages
+
+    metrics = result.get("metrics") or {}
+    reason = (result.get("absent") or {}).get(metric) or absent_averages(benchmark, metrics).get(metric)
+    if reason:
+        return None, str(reason)
+    got = metrics.get(metric)
+    if got is None:
+        return None, f"{metric} is not in the run"
+    try:
+        return 100 * checked_number(got, metric, minimum=0, maximum=1), ""
+    except NumberError as e:
+        return None, f"{e} (a share)"
 
 
 def compare_official(run: dict[str, Any]) -> list[OfficialComparison]:
     """The published numbers for each benchmark result of ``run`` (a :func:`core.eval.report.load_run` run), for
     the preset it was scored with (``data.preset``), each beside the run's accuracy in the published metric
-    (:func:`published_metric`). ``ValueError`` when no result of the run names a preset."""
+    (:func:`published_metric`, read by :func:`run_metric`). ``ValueError`` when no result of the run names a
+    preset."""
     rows, presets = [], set()
     for bench, result in run["results"].items():
         preset = (result.get("data") or {}).get("preset")
@@ -495,12 +519,11 @@ def compare_official(run: dict[str, Any]) -> list[OfficialComparison]:
             continue
         presets.add(preset)
         metric = published_metric(preset, bench)
-        got = (result.get("metrics") or {}).get(metric)
-        value = 100 * got if isinstance(got, (int, float)) and not isinstance(got, bool) else None
-        rows += [OfficialComparison(r, value, metric) for r in OFFICIAL_RESULTS
+        value, note = run_metric(bench, result, metric)
+        rows += [OfficialComparison(r, value, metric, note) for r in OFFICIAL_RESULTS
                  if r.preset == preset and r.benchmark == bench]
     if not presets:
-        raise ValueError(f"run {run['name']!r} was not scored with --preset: the official numbers are per preset "
+        raise ValueError(f"run {quoted(run['name'])} was not scored with --preset: the official numbers are per preset "
                          "(gui-agent eval --preset NAME)")
     return rows
 
@@ -590,4 +613,5 @@ def _row_geometry(row: dict[str, Any], preset: Preset, benchmark: str | None, wi
 
 __all__ = ["CLAWGUI_REFUSING", "GUIR1_SCREENSPOT_MAX_PIXELS", "OFFICIAL_RESULTS", "OFFICIAL_SOURCES", "REPRODUCED_WITHIN",
            "AmbiguousBenchmark", "Generation", "MAX_IMAGE_SIDE", "OfficialComparison", "OfficialResult", "PRESETS", "Preset",
-           "benchmark_title", "compare_official", "get_preset", "official_markdown", "published_metric", "reparse_row", "shown_official"]
+           "benchmark_title", "compare_official", "get_preset", "official_markdown", "published_metric", "reparse_row", "run_metric",
+           "shown_official"]

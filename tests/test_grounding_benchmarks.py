@@ -381,6 +381,45 @@ def test_convert_then_eval_all_hit_and_all_miss(source, headline, request, tmp_p
         assert set(result["metrics"]["per_group"].values()) == {expected}
 
 
+@pytest.mark.parametrize(("source", "average", "keep", "preset"), [
+    ("ui_vision", "final_avg", {"basic"}, "uivenus15"),
+    ("ui_vision", "final_avg", {"basic", "spatial"}, "uivenus15"),
+    ("mmbench_gui", "average", {"os_windows-basic", "os_web-basic"}, "infigui_g1"),
+])
+def test_average_over_missing_settings_is_absent_and_never_reproduced(source, average, keep, preset, request,
+                                                                       tmp_path):
+    """A run that scored only some settings (UI-Vision) or levels (MMBench-GUI) of the benchmark (issue 50 item
+    7): its paper's mean over all of them is null in ``eval --json`` with the reason (``absent``), printed, and
+    ``eval-compare --official`` shows no number for it and never says "reproduced", though every row hit."""
+    steps = [s for s in iter_steps(convert(source, request.getfixturevalue(source), tmp_path / "unified"))
+             if s.group in keep or f"{s.group}-{s.ui_type}" in keep]
+    rows = [{"id": s.id, "instruction": s.instruction, **gold_columns(s), "group": s.group, "ui_type": s.ui_type,
+             "pred": _gold_answer(s, False), "resize": {"resized_size": list(s.image_size)}, "backend": "test"}
+            for s in steps]
+    preds = tmp_path / f"{source}.jsonl"
+    preds.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "run.json"
+    r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", source, "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    result = json.loads(out.read_text())
+    assert result["metrics"]["overall"] == 1.0 and result["metrics"][average] is None
+    assert "no rows of the" in result["absent"][average] and f"{average} absent: no rows of the" in r.output
+    result["data"]["preset"] = preset  # as eval --preset records it
+    out.write_text(json.dumps(result))
+    r = runner.invoke(app, ["eval-compare", str(out), "--official"])
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("| ") and f"`{average}`" in ln]
+    assert lines, r.output
+    for line in lines:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[3:6] == ["-", "-", "no"] and "no rows of the" in cells[8], line
+    result.pop("absent")  # a report written before eval recorded why: the nulls of its settings say it
+    result["metrics"][average] = 1.0
+    out.write_text(json.dumps(result))
+    r = runner.invoke(app, ["eval-compare", str(out), "--official"])
+    assert r.exit_code == 0 and "| yes |" not in r.output and "no rows of the" in r.output, r.output
+
+
 @pytest.mark.parametrize("source", list(CONVERT_INPUTS))
 def test_infer_reads_the_benchmark_from_converted_rows(source, request, tmp_path):
     """A converted file named after nothing: its rows' source decides the benchmark, so a preset with a prompt of

@@ -397,12 +397,37 @@ def test_eval_compare_official_run_name_stays_in_its_cell(tmp_path):
     assert res.exit_code == 0, res.output
     lines = md.read_text().splitlines()
     assert len(lines) == 2 + 2 and all(ln.startswith("| ") or ln.startswith("|-") for ln in lines), lines
-    assert {len(ln.replace("\\|", "").split("|")) for ln in lines} == {8 + 2}, lines
+    assert {len(ln.replace("\\|", "").split("|")) for ln in lines} == {9 + 2}, lines
     assert r"a\|b\nc \<b\>d\</b\> \`e %" in lines[0] and "<b>" not in md.read_text()
     report.write_text(json.dumps({**_RUN, "name": "x|y", "results": {"osworld_g": {**_RESULT,
                                                                                   "data": {"preset": "zzz"}}}}))
     res = runner.invoke(app, ["eval-compare", str(report), "--official"])
     assert res.exit_code == 0 and r"x\|y: no published number" in res.output, res.output
+
+
+@pytest.mark.parametrize("value", [5, 1e308, -0.5, "NaN"])
+def test_eval_compare_metric_outside_its_range_is_never_shown_nor_reproduced(value, tmp_path):
+    """A share of 5, 1e308, below 0 or NaN in a report (issue 50 item 7): ``--official`` shows no number for it,
+    says why and never "reproduced"; the two-run table shows a dash saying it is no share, and no difference."""
+    settings = {"basic": 0.5, "functional": 0.5, "spatial": 0.5}
+    run = {"name": "mine", "results": {"ui_vision": {"benchmark": "ui_vision", "data": {"preset": "uivenus15"},
+                                                     "metrics": {"final_avg": 0.5, **settings}}}}
+    report = tmp_path / "r.json"
+    text = json.dumps(run).replace('"final_avg": 0.5', f'"final_avg": {value}')  # NaN as Python's json writes it
+    report.write_text(text)
+    res = runner.invoke(app, ["eval-compare", str(report), "--official"])
+    assert res.exit_code == 0, res.output
+    rows = [ln for ln in res.output.splitlines() if "`final_avg`" in ln]
+    assert len(rows) == 2, res.output
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[3:6] == ["-", "-", "no"] and "final_avg: must be" in cells[8], line
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(run))
+    res = runner.invoke(app, ["eval-compare", str(good), str(report), "--markdown", str(tmp_path / "c.md")])
+    assert res.exit_code == 0, res.output
+    (line,) = [ln for ln in (tmp_path / "c.md").read_text().splitlines() if "| final_avg |" in ln]
+    assert line.endswith("| 50.0 | – (not a share in \\[0, 1\\]) | – |"), line
 
 
 def test_compare_official_takes_any_benchmark_name():

@@ -266,7 +266,8 @@ def register(app: typer.Typer) -> None:
             "(core.presets.OFFICIAL_RESULTS), each beside the run's accuracy in the metric the tables publish "
             "(UI-Vision final_avg, MMBench-GUI L2 average, OSWorld-G overall, overall_no_refusal for a model that "
             f"does not refuse; else overall); reproduced = at most "
-            f"{REPRODUCED_WITHIN:g} points below (ClawGUI-Eval's criterion).")),
+            f"{REPRODUCED_WITHIN:g} points below (ClawGUI-Eval's criterion), never for a mean over only some "
+            "settings or a value outside [0, 1] (shown as -, the note says why).")),
     ) -> None:
         """Two runs side by side, with the difference in points; or one run beside the published numbers."""
         from core.eval.report import compare_markdown, load_run, print_compare, write_text
@@ -311,9 +312,9 @@ def _official_table(run: dict) -> str:
     if not rows:
         return md_text(f"{name}: no published number for its preset on its benchmarks ({', '.join(run['results'])})")
     header = ["benchmark", "model", "official %", f"{name} %", "Δ",
-              Md(f"reproduced (>= official - {REPRODUCED_WITHIN:g})"), "source", "metric"]
+              Md(f"reproduced (>= official - {REPRODUCED_WITHIN:g})"), "source", "metric", "note"]
     cells = [[benchmark_title(c.official.benchmark), c.official.model, shown_official(c.official.value),
-              "-" if c.run is None else f"{c.run:.2f}", "-" if c.delta is None else f"{c.delta:+.2f}",
-              "yes" if c.reproduced else "no", Md(OFFICIAL_SOURCES[c.official.source]), md_code(c.metric)]
+              Md("-") if c.run is None else f"{c.run:.2f}", Md("-") if c.delta is None else f"{c.delta:+.2f}",
+              "yes" if c.reproduced else "no", Md(OFFICIAL_SOURCES[c.official.source]), md_code(c.metric), c.note]
              for c in rows]
     return md_table(header, cells)

@@ -27,6 +27,7 @@ from core.eval.io import (
 )
 from core.eval.registry import (
     CATEGORY_SEPARATOR,
+    absent_averages,
     MMBENCH_GUI_LEVELS,
     MMBENCH_GUI_PLATFORMS,
     OSWORLD_G_BOX_TYPES,
@@ -65,12 +66,15 @@ class EvalResult:
     definition: str
     source: str
     failures: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: Metrics left None because they are not defined on these rows, each with why (``registry.absent_averages``).
+    absent: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "benchmark": self.benchmark, "mode": self.mode, "n_rows": self.n_rows, "metrics": self.metrics,
             "counts": self.counts, "confusion": self.confusion, "unparseable": self.unparseable,
             "warnings": self.warnings, "definition": self.definition, "source": self.source,
+            **({"absent": self.absent} if self.absent else {}),
         }
 
 
@@ -340,8 +344,10 @@ def _score_regions(records: Iterable[Record], breakdown: str, fails: Failures) -
                                     else "no point" if pred.point is None else f"point outside the gold {region}")
             fails.add(rec, reason=reason, point=pred.point, pred_action=pred.action, gt_box=box)
     metrics, counts = scores(cells)
+    absent = absent_averages(breakdown, metrics)
+    metrics.update(dict.fromkeys(absent))  # a mean over only the settings scored is not the paper's number
     return {"n_rows": n, "metrics": metrics, "counts": counts, "confusion": {}, "unparseable": unp.as_dict(),
-            "warnings": []}
+            "warnings": [], "absent": absent}
 
 
 # ------------------------------------------------------------------------------------- navigation, guir1 mode

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from core.console import quoted
 
@@ -203,6 +204,32 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
                   "token-set F1 between 'OP value' strings (value lower-cased, only for SELECT/TYPE); sr = element "
                   "right AND op F1 == 1; episode_sr over `annot_id`/`episode_id` when rows carry one.")}),
 )}
+
+#: The metrics that are means over a benchmark's parts, as its paper defines them (UI-Vision's Final Avg over its
+#: three settings, MMBench-GUI's Avg over its two levels): (benchmark, metric) -> (what the parts are, the parts).
+#: Such a mean is defined only when every part has rows (:func:`absent_averages`).
+AVERAGES: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
+    ("ui_vision", "final_avg"): ("settings", UI_VISION_SETTINGS),
+    ("mmbench_gui", "average"): ("levels", MMBENCH_GUI_LEVELS),
+}
+
+
+def absent_averages(benchmark: str, metrics: dict[str, Any]) -> dict[str, str]:
+    """The averaged metrics of a ``benchmark`` result (:data:`AVERAGES`) that are not defined, each with why:
+    a part of the mean has no number in ``metrics`` (no row of that setting was scored; ``eval`` writes every
+    part, null when it has no rows). A mean over the parts that are there would be another number than the
+    published one, so it is absent, never shown. ``metrics`` naming none of the parts (a hand-written summary)
+    says nothing about them: nothing is absent."""
+    out = {}
+    for (bench, metric), (kind, parts) in AVERAGES.items():
+        if bench != benchmark or not any(p in metrics for p in parts):
+            continue
+        missing = [p for p in parts if isinstance(metrics.get(p), bool) or not isinstance(metrics.get(p), (int, float))]
+        if missing:
+            out[metric] = (f"no rows of the {kind} {', '.join(missing)}: {metric} is the mean over all {len(parts)} "
+                           f"{kind} ({', '.join(parts)})")
+    return out
+
 
 _STEM = re.compile(r"^(?P<name>[a-z0-9_]+?)_test(?:_\d+_\d+)?(?:_pred)?$")
 

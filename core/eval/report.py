@@ -18,6 +18,7 @@ from core.console import bounded, make_console, quoted, styled
 from core.eval.registry import BENCHMARKS, get_benchmark
 from core.io import atomic_write_bytes
 from core.markdown import md_table, md_text
+from core.numbers import NumberError, checked_number
 
 NAV_CELLS = ("type", "gr", "sr")
 #: Column order of the GUI-R1 paper tables.
@@ -83,14 +84,14 @@ def _read_keys(bench: str) -> tuple[str, ...]:
 def _checked_result(result: Any, path: Path, where: str, bench: str) -> None:
     """``result`` (one benchmark's ``eval --json`` object, at ``where`` in the file) is what reports and comparisons
     read: an object with an object ``metrics`` whose read numbers (:func:`_read_keys`) are numbers or null,
-    optional objects ``counts`` (a left-out count with whole ``n`` / ``left_out``) and ``data`` (``preset`` a
-    string or null), a string ``benchmark``; else ``ValueError`` naming the field."""
+    optional objects ``counts`` (a left-out count with whole ``n`` / ``left_out``), ``data`` (``preset`` a
+    string or null) and ``absent``, a string ``benchmark``; else ``ValueError`` naming the field."""
     if not isinstance(result, dict):
         raise _report_error(path, where or "(top level)", f"must be an object, got {_json_kind(result)}")
     at = f"{where}." if where else ""
     if not isinstance(result.get("benchmark", bench), str):
         raise _report_error(path, f"{at}benchmark", f"must be a string, got {_json_kind(result['benchmark'])}")
-    for field, needed in (("metrics", True), ("counts", False), ("data", False)):
+    for field, needed in (("metrics", True), ("counts", False), ("data", False), ("absent", False)):
         value = result.get(field)
         if value is None and not needed:
             continue
@@ -152,12 +153,25 @@ def left_out_note(result: Mapping[str, Any], key: str) -> str:
     return f" (n={c['n']} of {c['n'] + c['left_out']})"
 
 
+def share(value: Any) -> float | None:
+    """``value`` when it is a share in [0, 1] (what every metric is), else None: a report read back may hold
+    ``5`` or ``1e308``, which no table shows as a percentage."""
+    try:
+        return None if value is None else checked_number(value, "metric", minimum=0, maximum=1)
+    except NumberError:
+        return None
+
+
 def shown_number(result: Mapping[str, Any] | None, key: str) -> str:
     """The ``key`` metric of ``result`` as a table shows it: a percentage with one decimal and, where rows are
-    left out of it, how many (:func:`left_out_note`); a dash when missing."""
+    left out of it, how many (:func:`left_out_note`); a dash when missing, and one saying so when it is not a
+    share in [0, 1]."""
     if not result:
         return DASH
-    return pct(result["metrics"].get(key)) + left_out_note(result, key)
+    value = result["metrics"].get(key)
+    if value is not None and share(value) is None:
+        return f"{DASH} (not a share in [0, 1])"
+    return pct(value) + left_out_note(result, key)
 
 
 def paper_overall(cells: Iterable[float | None]) -> float | None:
@@ -282,6 +296,8 @@ def markdown_report(runs: list[Mapping[str, Any]] | Mapping[str, Any]) -> str:
             if u:
                 notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {u} of {res['n_rows']} predictions "
                              "unparseable (counted wrong)")
+            for k, why in (res.get("absent") or {}).items():
+                notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {md_text(k)} absent: {md_text(why)}")
             for w in res.get("warnings", []):
                 notes.append(f"- {md_text(r['name'])} / {md_text(b)}: {md_text(w['message'])} ({w['count']}x)")
     if notes:
@@ -298,7 +314,7 @@ def compare_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, 
         ha = headline(a["results"][bench]) if bench in a["results"] else {}
         hb = headline(b["results"][bench]) if bench in b["results"] else {}
         for k in list(dict.fromkeys([*ha, *hb])):
-            rows.append((bench, k, ha.get(k), hb.get(k)))
+            rows.append((bench, k, share(ha.get(k)), share(hb.get(k))))
     return rows
 
 
@@ -353,6 +369,8 @@ def print_result(result: Mapping[str, Any], console=None) -> None:
     if unp.get("count"):
         console.print(styled(f"{unp['count']} unparseable predictions counted as wrong;", "yellow"), "first: "
                       + "; ".join(f"{e['where']} ({e['reason']})" for e in unp["examples"][:3]))
+    for k, why in (result.get("absent") or {}).items():
+        console.print(styled(f"{k} absent:", "yellow"), why)
     for w in result.get("warnings", []):
         console.print(styled("warning:", "yellow"), f"{w['message']} ({w['count']}x"
                       + (f", e.g. {', '.join(w['examples'][:2])}" if w["examples"] else "") + ")")
