@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from core.console import bounded
+from core.console import bounded, quoted
 from core.io import OutputLockedError, atomic_write_json, output_lock
 
 #: Longest path shown in an error line; longer ones keep their start and end (:func:`core.console.bounded`).
@@ -72,13 +73,15 @@ def refuse_unwritable(path: str | Path, *, option: str = "--output") -> None:
 
 def refuse_existing(path: str | Path, *, overwrite: bool, option: str = "--output", folder: bool = False) -> None:
     """Raise ``ValueError`` naming ``option`` when ``path`` exists and ``overwrite`` is false, or when it exists
-    as the wrong kind (``folder``: the output must be a folder; else a file)."""
+    as the wrong kind (``folder``: the output must be a folder; else a regular file, never a FIFO or device)."""
     path = Path(path)
     if folder:
         if path.exists() and not path.is_dir():
             raise ValueError(f"{option} {path} is a file; it must be a folder")
     elif path.is_dir():
         raise ValueError(f"{option} {path} is a folder; it must be a file")
+    elif path.exists() and not path.is_file():  # never read (a FIFO would hang the command) nor replaced
+        raise ValueError(f"{option} {path} is not a regular file (a FIFO, a socket or a device); choose a file")
     if path.exists() and not overwrite:
         raise ValueError(f"{option} {path} already exists; pass --overwrite to replace it (or choose another "
                          f"{option})")
@@ -101,10 +104,8 @@ def refuse_foreign_json(path: str | Path, *, overwrite: bool, option: str, comma
         return
     reason = None
     try:
-        if path.stat().st_size > MAX_OWN_JSON_BYTES:
-            raise ValueError
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON, too large
+        doc = read_json_file(path, max_bytes=MAX_OWN_JSON_BYTES)
+    except (OSError, ValueError):  # unreadable, a FIFO, not UTF-8, not JSON, too large, too deep
         reason = "not a readable JSON document"
     else:
         missing = [f for f in own_fields if not isinstance(doc, dict) or f not in doc]
@@ -157,18 +158,38 @@ def _existing(folder: Path, patterns: Sequence[str]) -> list[str]:
     return list(found)
 
 
+def read_json_file(path: str | Path, *, max_bytes: int | None = None) -> Any:
+    """The JSON document of the file ``path`` (a manifest, a run record, a summary a rerun rewrites). Opened without
+    blocking and read only when it is a regular file, so a FIFO, a device or a folder in its place never hangs a
+    command; ``ValueError`` saying why for anything else (not a regular file, over ``max_bytes``, not UTF-8, not
+    JSON, nested too deeply), ``OSError`` when it cannot be opened (absent)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise ValueError(f"over {max_bytes} bytes")
+        data = f.read()
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def _read_manifest(path: Path) -> set[str] | None:
-    """The names a manifest lists; None when there is none. A manifest that cannot be read is an error."""
-    if not path.exists():
+    """The names a manifest lists; None when there is none. A manifest that cannot be read (not a regular file,
+    not JSON, nested too deeply, not ``{"files": [names]}``) is an error of one line."""
+    if not path.exists() and not path.is_symlink():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, max_bytes=MAX_OWN_JSON_BYTES)
         names = data["files"]
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise TypeError
-    except (OSError, ValueError, TypeError, KeyError):
-        raise ValueError(f"{path} is not a readable manifest of files; delete it together with the files it "
-                         "listed, or choose another output") from None
+    except (OSError, ValueError, TypeError, KeyError, IndexError):
+        raise ValueError(f"{bounded(path, MAX_PATH_SHOWN)} is not a readable manifest of files; delete it together "
+                         "with the files it listed, or choose another output") from None
     return set(names)
 
 
@@ -218,6 +239,39 @@ def as_folder_files(out_dir: str | Path | FolderFiles) -> FolderFiles:
     return out_dir if isinstance(out_dir, FolderFiles) else FolderFiles(out_dir)
 
 
+def _refuse_wrong_kinds(folder: Path, command: str, patterns: Sequence[str], listed: Iterable[str],
+                        option: str) -> None:
+    """Refuse, before anything is written or removed, what would make ``command`` write or delete elsewhere than
+    its own files in ``folder``: a sub-folder it writes in (a folder part of one of ``patterns`` named without a
+    wildcard, or the folders of a listed name) that is a symbolic link (its files would be written and ``--overwrite`` would delete them through the
+    link, outside the folder) or a file (its files could not be written: a gallery's screenshots would be
+    dropped); a name it writes a file at that is a folder."""
+    subs: dict[Path, None] = {}
+    for pattern in patterns:
+        parts = PurePosixPath(pattern).parts
+        for k in range(1, len(parts)):
+            if any(c in "".join(parts[:k]) for c in "*?["):  # a folder per task: only the listed ones are known
+                break
+            subs[folder.joinpath(*parts[:k])] = None
+    for name in listed:
+        if _matches(name, patterns):
+            subs.update(dict.fromkeys(folder / p for p in list(PurePosixPath(name).parents)[:-1]))
+    for sub in sorted(subs, key=lambda p: len(p.parts)):
+        shown = bounded(sub, MAX_PATH_SHOWN)
+        if sub.is_symlink():
+            raise ValueError(f"{option} {shown} is a symbolic link; {command} never writes or deletes its files "
+                             f"through a link (they would lie outside {option}): replace it with a folder or choose "
+                             f"another {option}")
+        if sub.exists() and not sub.is_dir():
+            raise ValueError(f"{option} {shown} is a file where {command} writes a folder of its files: move it "
+                             f"away or choose another {option}")
+    for name in _existing(folder, patterns):
+        path = folder / name
+        if path.is_dir() and not path.is_symlink():
+            raise ValueError(f"{option} {bounded(path, MAX_PATH_SHOWN)} is a folder where {command} writes a file: "
+                             f"move it away or choose another {option}")
+
+
 def check_folder(folder: str | Path, command: str, patterns: Sequence[str], *, overwrite: bool,
                  option: str = "--output", resume: bool = False, adopt: bool = False) -> set[str]:
     """Check the files ``command`` may write into ``folder`` (``patterns``: relative globs, ``*`` within one
@@ -233,6 +287,7 @@ def check_folder(folder: str | Path, command: str, patterns: Sequence[str], *, o
     refuse_existing(folder, overwrite=True, option=option, folder=True)
     manifest = manifest_path(folder, command)
     listed = _read_manifest(manifest)
+    _refuse_wrong_kinds(folder, command, patterns, listed or (), option)
     existing = _existing(folder, patterns)
     if listed is None:
         listed = set(existing) if adopt else set()
@@ -261,9 +316,12 @@ def claim_folder(folder: str | Path, command: str, patterns: Sequence[str], *, o
             if not _matches(name, patterns):  # a manifest edited by hand never removes anything else
                 continue
             path = folder / name
+            parents = list(PurePosixPath(name).parents)[:-1]
+            if any((folder / parent).is_symlink() for parent in parents):  # never delete through a link
+                continue
             if path.is_file() or path.is_symlink():
                 path.unlink()
-            for parent in list(PurePosixPath(name).parents)[:-1]:  # the emptied sub-folders, never the folder
+            for parent in parents:  # the emptied sub-folders, never the folder
                 with contextlib.suppress(OSError):
                     (folder / parent).rmdir()
         listed = set()
@@ -291,7 +349,7 @@ def option_changes(recorded: Mapping[str, Any], current: Mapping[str, Any], *, o
         if isinstance(old, Mapping) and isinstance(value, Mapping):
             changes += [f"{key}.{change}" for change in option_changes(old, value, only_recorded=only_recorded)]
         elif old != value:
-            changes.append(f"{key} {old!r} -> {value!r}")
+            changes.append(f"{key} {quoted(old, 80)} -> {quoted(value, 80)}")
     return changes
 
 
@@ -301,12 +359,21 @@ def run_record_path(output: str | Path) -> Path:
     return output.with_name(f".{output.name}.run.json")
 
 
-def _read_record(path: Path) -> dict[str, Any] | None:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # absent, unreadable or torn: no record
+def _read_record(path: Path, output: Path) -> dict[str, Any] | None:
+    """The options a run record holds; None when there is none (the output's rows must then vouch for it). A
+    record that cannot be read (not a regular file, not UTF-8 or JSON, nested too deeply: :func:`read_json_file`;
+    not an object) is ``ValueError`` of one line: whose options it held is unknown."""
+    if not path.exists() and not path.is_symlink():
         return None
-    return record if isinstance(record, dict) else None
+    try:
+        record = read_json_file(path, max_bytes=MAX_OWN_JSON_BYTES)
+        if not isinstance(record, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{bounded(path, MAX_PATH_SHOWN)} is not a readable run record of "
+                         f"{bounded(output.name, 80)} ({e.strerror if isinstance(e, OSError) else e}); pass "
+                         "--overwrite to start over, or choose another output") from None
+    return record
 
 
 @dataclass(frozen=True)
@@ -375,7 +442,7 @@ def resumable_output(output: str | Path, options: Mapping[str, Any], *, overwrit
         if overwrite:
             clear()
         elif has_rows():
-            previous = _read_record(record)
+            previous = _read_record(record, output)
             only_recorded = previous is None
             if previous is None:
                 previous = _legacy_options(output, record, legacy)
@@ -433,6 +500,6 @@ def user_errors(prefix: str = "") -> Iterator[None]:
 
 
 __all__ = ["FolderFiles", "LegacyRows", "OptionsChanged", "as_folder_files", "check_folder", "claim_folder",
-           "error_line", "manifest_path", "option_changes", "refuse_existing", "refuse_foreign_json", "refuse_foreign_output",
+           "error_line", "manifest_path", "option_changes", "read_json_file", "refuse_existing", "refuse_foreign_json", "refuse_foreign_output",
            "refuse_output_inside_input",
            "refuse_unwritable", "resumable_output", "run_record_path", "user_errors"]

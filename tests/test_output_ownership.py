@@ -92,6 +92,79 @@ def test_eval_gallery_replaces_only_the_files_it_wrote(benchmark, tmp_path):  # 
     assert (gallery / "notes.txt").read_text() == "mine"
 
 
+def test_folder_outputs_never_write_or_delete_through_a_link_nor_over_a_folder(benchmark, tmp_path):  # noqa: F811
+    """Issue 50 items 4 and 14: a sub-folder the command writes in that is a symbolic link (a fixed one, ``img``,
+    or one its manifest lists, ``gallery/<benchmark>``) is refused in one line with and without --overwrite, and
+    the files it leads to stay; so is a file in that sub-folder's place (the gallery's screenshots would be
+    dropped) and a folder where a listed file was."""
+    preds, gallery, report = tmp_path / "pred.jsonl", tmp_path / "gallery", tmp_path / "report"
+    assert in_process("infer", "--backend", "baseline", "--model", "centre", "--input", benchmark[0],
+                      "--output", preds).returncode == 0
+    evaluate = ("eval", "--predictions", preds, "--benchmark", "androidcontrol_high", "--gallery", gallery)
+    assert in_process(*evaluate).returncode == 0
+    pictures = sorted(p.name for p in (gallery / "img").iterdir())
+    outside = tmp_path / "outside"
+    shutil.copytree(gallery / "img", outside)
+    shutil.rmtree(gallery / "img")
+    (gallery / "img").symlink_to(outside)
+    for extra in ((), ("--overwrite",)):
+        assert_one_error_line(in_process(*evaluate, *extra), "--gallery", "img is a symbolic link")
+    assert sorted(p.name for p in outside.iterdir()) == pictures  # nothing deleted through the link
+    (gallery / "img").unlink()
+    (gallery / "img").write_text("a file")
+    assert_one_error_line(in_process(*evaluate, "--overwrite"), "--gallery", "img is a file where eval-gallery "
+                          "writes a folder")
+    (gallery / "img").unlink()
+    (gallery / "index.html").unlink()
+    (gallery / "index.html").mkdir()
+    assert_one_error_line(in_process(*evaluate, "--overwrite"), "--gallery", "index.html is a folder where "
+                          "eval-gallery writes a file")
+    (gallery / "index.html").rmdir()
+    assert in_process(*evaluate, "--overwrite").returncode == 0
+
+    shutil.copy(preds, tmp_path / "androidcontrol_high_test.jsonl")
+    make_report = ("eval-report", "--pred-dir", tmp_path, "--out", report, "--no-plots")
+    assert in_process(*make_report).returncode == 0
+    bench_gallery = report / "gallery" / "androidcontrol_high"
+    kept = tmp_path / "kept"
+    shutil.move(bench_gallery, kept)
+    bench_gallery.symlink_to(kept)  # matched by gallery/*/img/*.png: the manifest lists files under it
+    assert_one_error_line(in_process(*make_report, "--overwrite"), "--out", "androidcontrol_high is a symbolic link")
+    assert (kept / "index.html").exists() and len(list((kept / "img").iterdir())) == len(pictures)
+
+
+def test_malformed_manifest_or_run_record_is_one_error_line(benchmark, tmp_path):  # noqa: F811
+    """Issue 50 item 4: a manifest or run record nested too deeply, not an object, or a FIFO (never opened for a
+    blocking read: the command must not hang) is one error line naming it, with the command a user types."""
+    import os
+    import subprocess
+    import sys
+
+    preds, gallery = tmp_path / "pred.jsonl", tmp_path / "gallery"
+    infer = ("infer", "--backend", "baseline", "--model", "centre", "--input", benchmark[0], "--output", preds)
+    assert in_process(*infer).returncode == 0
+    evaluate = ("eval", "--predictions", preds, "--benchmark", "androidcontrol_high", "--gallery", gallery)
+    assert in_process(*evaluate).returncode == 0
+
+    def command(*args) -> subprocess.CompletedProcess:  # a child process: a hang fails the test, never blocks it
+        return subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=False)
+
+    for path, args, needle in ((manifest_path(gallery, "eval-gallery"), (*evaluate, "--overwrite"),
+                                "is not a readable manifest of files"),
+                               (run_record_path(preds), infer, "is not a readable run record of pred.jsonl")):
+        for bad in ("[" * 100_000 + "]" * 100_000, '{"files": ' + "[" * 5_000 + "]" * 5_000 + "}", "[1, 2]",
+                    None):
+            path.unlink()
+            if bad is None:
+                os.mkfifo(path)
+            else:
+                path.write_text(bad)
+            assert_one_error_line(command(*args), path.name, needle)
+        path.unlink()
+    assert in_process(*infer, "--overwrite").returncode == 0  # the record is rewritten
+
+
 # ------------------------------------------------------------------ item 3: output inside input, links resolved
 
 
