@@ -148,6 +148,27 @@ def test_mmbench_gui_reader_reads_fractions_pixels_and_the_minus_one_quirk(mmben
     assert (err.value.record, err.value.field) == ("L2_annotations:0", "grounding_type")
 
 
+@pytest.mark.parametrize("platform", [None, "", "windows", ["os_web"]])
+def test_mmbench_gui_row_without_a_platform_is_refused_at_convert(platform, mmbench_gui, tmp_path):
+    """Issue 50 item 14: eval breaks MMBench-GUI down by platform, so a row without one of its six platforms is
+    refused by ``data convert`` naming the row (counted under ``--skip-missing``), not written for eval to refuse
+    the whole file."""
+    rows = json.loads((mmbench_gui / "L2_annotations.json").read_text())
+    rows[2] = {k: v for k, v in rows[2].items() if k != "platform"} if platform is None else {**rows[2],
+                                                                                               "platform": platform}
+    (mmbench_gui / "L2_annotations.json").write_text(json.dumps(rows))
+    args = ["data", "convert", "--from", "mmbench_gui", "--to", "unified", "--name", "m", "--input", str(mmbench_gui),
+            "--images", str(mmbench_gui / "offline_images")]
+    r = runner.invoke(app, [*args, "--output", str(tmp_path / "stop")])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.output
+    (line,) = [ln for ln in r.output.splitlines() if ln.startswith("error:")]
+    assert "L2_annotations:2" in line and "field 'platform'" in line and "os_windows" in line, line
+    r = runner.invoke(app, [*args, "--output", str(tmp_path / "skip"), "--skip-missing"])
+    assert r.exit_code == 0 and "skipped 1" in r.output and "invalid platform" in r.output, r.output
+    steps = list(iter_steps(tmp_path / "skip" / "m.parquet"))
+    assert len(steps) == len(rows) - 1 and "L2_annotations:2" not in {s.id for s in steps}
+
+
 def test_bad_row_is_one_line_or_skipped_without_losing_the_others(osworld_g, tmp_path):
     rows = json.loads((osworld_g / "OSWorld-G.json").read_text())
     (osworld_g / "OSWorld-G.json").write_text(json.dumps([*rows, dict(rows[0], id="BAD-0", box_type="circle")]))
@@ -379,6 +400,46 @@ def test_convert_then_eval_all_hit_and_all_miss(source, headline, request, tmp_p
             assert result["metrics"][key] == expected, key
             assert key in r.output
         assert set(result["metrics"]["per_group"].values()) == {expected}
+
+
+@pytest.mark.parametrize(("files", "benchmark", "line", "needles"), [
+    (["ui_vision"], "mmbench_gui", 1, ("field 'group'", "'basic' makes this a UI-Vision row", "(ui_vision)")),
+    (["mmbench_gui"], "ui_vision", 1, ("field 'group'", "'os_windows' makes this a MMBench-GUI L2 row")),
+    (["ui_vision", "mmbench_gui"], "ui_vision", 6, ("field 'group'", "mixed or mislabelled")),   # mixed
+    (["ui_vision"], "screenspot", 1, ("field 'group'", "not a ScreenSpot one")),
+    (["osworld_g"], "screenspot", 1, ("field 'group'", "missing")),
+    (["osworld_g"], "ui_vision", 1, ("field 'group'", "missing")),
+])
+def test_mixed_or_mislabelled_benchmark_file_is_refused_naming_the_row(files, benchmark, line, needles, request,
+                                                                       tmp_path):
+    """Issue 50 item 14: rows of another benchmark (converted fixtures, answers at the gold) scored as this one, a
+    whole file or mixed in, stop ``eval`` with one error line naming the first such row, never a score."""
+    rows = []
+    for source in files:
+        for s in iter_steps(convert(source, request.getfixturevalue(source), tmp_path / "unified")):
+            rows.append({"id": s.id, "instruction": s.instruction, **gold_columns(s), "group": s.group,
+                         "ui_type": s.ui_type, "pred": _gold_answer(s, False),
+                         "resize": {"resized_size": list(s.image_size)}, "backend": "test"})
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", benchmark])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.output
+    (error,) = [ln for ln in r.output.splitlines() if ln.startswith("error:")]
+    assert f"preds.jsonl:{line}:" in error and all(n in error for n in needles), error
+
+
+def test_mislabelled_setting_level_or_platform_is_a_row_error(tmp_path):
+    """A UI-Vision setting, an MMBench-GUI platform or level that is not the benchmark's own (a typo, a relabelled
+    file) names the row and the allowed values instead of becoming a cell of its own."""
+    for benchmark, row, field in (("ui_vision", _row(0, group="Basic", point=(5, 5)), "group"),
+                                  ("mmbench_gui", _row(0, group="os_web", ui_type="expert", point=(5, 5)), "ui_type"),
+                                  ("mmbench_gui", _row(0, group="web", ui_type="basic", point=(5, 5)), "group")):
+        with pytest.raises(PredictionFileError, match=f"field '{field}'.*is not a .* (setting|platform|level)") as e:
+            _score(tmp_path, [row], benchmark)
+        assert ":1" in str(e.value)
+    polygon = _row(0, group="mobile", ui_type="text", polygon=L_SHAPE, point=(5, 5))
+    with pytest.raises(PredictionFileError, match="field 'gt_polygon'.*makes this a OSWorld-G row"):
+        _score(tmp_path, [polygon], "screenspot")
 
 
 @pytest.mark.parametrize(("source", "average", "keep", "preset"), [

@@ -9,7 +9,7 @@ Rows whose prediction cannot be read count as wrong and are counted under ``unpa
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from core.eval.registry import (
     OSWORLD_G_CATEGORIES,
     UI_VISION_CATEGORIES,
     UI_VISION_SETTINGS,
+    BENCHMARKS,
     Benchmark,
     get_benchmark,
 )
@@ -271,6 +272,37 @@ def _optional_str(rec: Record, field: str) -> str | None:
     return value or None
 
 
+#: Who writes a ``group`` label: UI-Vision's settings and MMBench-GUI's platforms are no other benchmark's
+#: (their readers write them; a ScreenSpot or navigation row never has one), and a ``gt_polygon`` is OSWorld-G's.
+_GROUP_OWNERS = {**dict.fromkeys(UI_VISION_SETTINGS, "ui_vision"), **dict.fromkeys(MMBENCH_GUI_PLATFORMS, "mmbench_gui")}
+
+
+def _own_rows(records: Iterable[Record], bench: Benchmark) -> Iterator[Record]:
+    """``records``, each checked to be a row of ``bench``: a row that carries another benchmark's own label (a
+    UI-Vision setting or MMBench-GUI platform in ``group``, a ``gt_polygon``) stops the scoring naming the row,
+    so a mixed or mislabelled file is never scored as ``bench`` without a word."""
+    for rec in records:
+        group = rec.row.get("group")
+        field, owner = (("gt_polygon", "osworld_g") if rec.row.get("gt_polygon") is not None
+                        else ("group", _GROUP_OWNERS.get(group) if isinstance(group, str) else None))
+        if owner is not None and owner != bench.name:
+            shown = "a polygon" if field == "gt_polygon" else quoted(group)
+            raise PredictionFileError(rec.where, field, f"{shown} makes this a {BENCHMARKS[owner].title} row, not a "
+                                      f"{bench.title} one: a mixed or mislabelled file; score each benchmark's rows "
+                                      f"with its own --benchmark ({owner})")
+        yield rec
+
+
+def _label(rec: Record, field: str, allowed: tuple[str, ...], what: str, title: str) -> str:
+    """The ``field`` of ``rec``, one of ``allowed`` (the benchmark's own ``what``: its settings, platforms,
+    levels); anything else is a row of another benchmark, or a mislabelled one: an error naming the row."""
+    value = gold_str(rec, field)
+    if value not in allowed:
+        raise PredictionFileError(rec.where, field, f"{quoted(value)} is not a {title} {what} ({', '.join(allowed)}): "
+                                  "a row of another benchmark, or a mislabelled file?")
+    return value
+
+
 def _osworld_g_cells(rec: Record, region: str) -> list[tuple[str, str]]:
     categories = (_optional_str(rec, "ui_type") or "").split(CATEGORY_SEPARATOR)
     return ([("all", ""), ("box", region)] + ([("answerable", "")] if region != "refusal" else [])
@@ -288,7 +320,8 @@ def _osworld_g_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _ui_vision_cells(rec: Record, region: str) -> list[tuple[str, str]]:
-    setting, category = gold_str(rec, "group"), _optional_str(rec, "ui_type")
+    setting = _label(rec, "group", UI_VISION_SETTINGS, "setting", "UI-Vision")
+    category = _optional_str(rec, "ui_type")
     return [("all", ""), ("setting", setting)] + ([("cell", f"{setting}-{category}")] if category else [])
 
 
@@ -302,7 +335,8 @@ def _ui_vision_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _mmbench_gui_cells(rec: Record, region: str) -> list[tuple[str, str]]:
-    platform, level = gold_str(rec, "group"), gold_str(rec, "ui_type")
+    platform = _label(rec, "group", MMBENCH_GUI_PLATFORMS, "platform", "MMBench-GUI")
+    level = _label(rec, "ui_type", MMBENCH_GUI_LEVELS, "level", "MMBench-GUI")
     return [("all", ""), ("level", level), ("platform", platform), ("cell", f"{platform}-{level}")]
 
 
@@ -620,6 +654,7 @@ def score_records(records: Iterable[Record], benchmark: str | Benchmark, mode: s
         raise ValueError(f"benchmark {bench.name!r} has no {mode!r} mode (GUI-R1's evaluator does not cover it); "
                          f"available: {', '.join(bench.modes)}")
     fails = Failures(max_failures)
+    records = _own_rows(records, bench)
     if bench.kind == "grounding" and bench.breakdown in _BREAKDOWNS:
         out = _score_regions(records, bench.breakdown, fails)
     elif bench.kind == "grounding":

@@ -10,7 +10,8 @@ is fractions of the image size; any other box is ORIGINAL pixels, a value of exa
 Step's ``bbox`` is ORIGINAL pixels. Images are looked up as ``<platform>/<image_path>`` first (the reference's layout),
 then as ``image_path``.
 
-Steps: ``group`` = the platform, ``ui_type`` = the grounding type (what ``gui-agent eval`` breaks results down by);
+Steps: ``group`` = the platform, ``ui_type`` = the grounding type (what ``gui-agent eval`` breaks results down by,
+so a row without one of the six platforms, or of the two types, is an error naming the row here, at convert);
 ``extra`` keeps ``data_type``, ``app_name``, ``index`` and the image name. A folder ``--input`` reads its
 ``L2_annotations.json``.
 """
@@ -31,7 +32,7 @@ from core.data.ingest._common import (
     read_json_steps,
 )
 from core.data.summary import ConversionSummary
-from core.eval.registry import MMBENCH_GUI_LEVELS
+from core.eval.registry import MMBENCH_GUI_LEVELS, MMBENCH_GUI_PLATFORMS
 from core.schema import Step
 
 DEFAULT_FILE = "L2_annotations.json"
@@ -57,11 +58,12 @@ def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None,
     """One MMBench-GUI L2 record as a grounding Step (bbox x1, y1, x2, y2 ORIGINAL pixels)."""
     name, size = image_path_and_size(record, rec)
     level = one_of(record, "grounding_type", rec.get("grounding_type"), MMBENCH_GUI_LEVELS)
+    platform = one_of(record, "platform", rec.get("platform"), MMBENCH_GUI_PLATFORMS)  # eval's breakdown needs it
     box = box_pixels(numbers(record, "bbox", rec.get("bbox"), (4,)), size[0], size[1])
     return grounding_step(
-        record, _candidates(name, rec.get("platform"), images_dir, record_dir),
+        record, _candidates(name, platform, images_dir, record_dir),
         declared_size=size, instruction=rec.get("instruction"), source="mmbench_gui",
-        split=split, bbox=box, group=rec.get("platform"), ui_type=level,
+        split=split, bbox=box, group=platform, ui_type=level,
         extra={"image_name": name, **{k: rec[k] for k in ("data_type", "app_name", "index") if rec.get(k) is not None}})
 
 
