@@ -51,3 +51,62 @@ def test_the_seed_table_reads_each_seed_and_its_spread():
     table = seeds.markdown(summary).splitlines()
     assert table[0].startswith("| seed | start step | after SFT |") and len(table) == 2 + 3 + 1
     assert "| 0 | 800 | 30.0 |" in table[2] and "+20.0" in table[2]
+
+
+def _demo_folder(path: Path, profile: str, seed: int, model_profile: str = "full") -> Path:
+    """A finished-demo folder as run.py leaves it, as far as `make demo-seeds` reads it to reuse seed 0: its
+    report.json's profile and its model stage record (the settings hash of the seed it was built with)."""
+    import json
+
+    import report
+    import yaml
+
+    cfg = yaml.safe_load((Path(seeds.HERE) / "config.yaml").read_text())[model_profile]
+    record = report.stage_record(path, "model")
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"key": report.stage_key(report.model_settings({**cfg, "seed": seed})),
+                                  "wall_s": 1.0}))
+    (path / "report.json").write_text(json.dumps({"profile": profile, "curriculum": {}}))
+    return path
+
+
+@pytest.mark.parametrize(("profile", "seed", "model_profile", "why"), [
+    ("full", 0, "full", None),
+    ("ci", 0, "ci", "profile 'ci', not 'full'"),            # a `make demo`-like folder of another profile
+    ("full", 1, "full", "not built with seed 0"),            # a seed-1 run in DEMO_OUT
+    ("full", 0, "ci", "not built with seed 0"),             # report says full, the model is the ci profile's
+])
+def test_seed0_reuses_make_demo_only_for_its_profile_and_seed(profile, seed, model_profile, why, tmp_path,
+                                                              monkeypatch):
+    """Issue 50 item 13: `make demo-seeds` reads $(DEMO_OUT) as seed 0 only when it is a run of the same profile
+    with seed 0; otherwise it says why and runs seed 0 itself into DEMO_SEEDS_OUT/seed0."""
+    folder = _demo_folder(tmp_path / "demo", profile, seed, model_profile)
+    if why is None:
+        assert seeds.reuse_refusal(folder, "full", 0) is None
+    else:
+        assert why in seeds.reuse_refusal(folder, "full", 0)
+    ran = []
+
+    def fake_run(cmd, check=False):
+        ran.append([str(c) for c in cmd])
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(seeds.subprocess, "run", fake_run)
+    monkeypatch.setattr(seeds, "seed_numbers", lambda f: _section(0.3, 0.1))
+    assert seeds.main(["--seeds", "0", "--out", str(tmp_path / "seeds"), "--reuse-seed0", str(folder)]) == 0
+    import json
+
+    used = json.loads((tmp_path / "seeds" / "seeds.json").read_text())["folders"]["0"]
+    if why is None:
+        assert used == str(folder) and not ran
+    else:
+        assert used == str(tmp_path / "seeds" / "seed0") and len(ran) == 1
+        assert ran[0][ran[0].index("--seed") + 1] == "0" and ran[0][ran[0].index("--profile") + 1] == "full"
+
+
+def test_seed0_is_not_reused_from_an_unreadable_folder(tmp_path):
+    folder = _demo_folder(tmp_path / "demo", "full", 0)
+    (folder / "report.json").write_text("[" * 100_000)
+    assert "cannot be read" in seeds.reuse_refusal(folder, "full", 0)
+    (folder / "report.json").write_text('["full"]')
+    assert "profile None" in seeds.reuse_refusal(folder, "full", 0)

@@ -133,6 +133,20 @@ def stage_record(out: Path, name: str) -> Path:
     return out / STAGE_RECORDS / f"{name}.json"
 
 
+def stage_key(settings: Any) -> str:
+    """The hash of a stage's settings that run.py's bookkeeping records (``key``): a stage is reused only when the
+    settings it would be built with hash the same (``make demo-seeds`` reads the model stage's to tell a folder's
+    seed)."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def model_settings(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The settings of the model stage of a profile's config ``cfg``: the training seed and the tiny model's."""
+    return {"seed": cfg["seed"], "model": cfg["model"]}
+
+
 def stage_records(out: Path) -> dict[str, dict]:
     """Every finished stage's record by stage name (``sft``, ``sharpen/train_grpo``, ...)."""
     base = out / STAGE_RECORDS

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import hashlib
 import json
 import math
 import os
@@ -108,7 +107,7 @@ class Stages:
     def __call__(self, name: str, settings: Any, outputs: list[Path], fn) -> None:
         if self.only is not None and not any(fnmatch.fnmatch(name, pattern) for pattern in self.only):
             return
-        key = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        key = report_mod.stage_key(settings)
         marker = report_mod.stage_record(self.out, name)
         if not self.fresh and marker.is_file() and all(p.exists() for p in outputs):
             done = json.loads(marker.read_text())
@@ -197,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     # 1. model
     base = out / "models" / "base"
     tied = "--tied-embeddings" if cfg["model"]["tied_embeddings"] else "--untied-embeddings"
-    stages("model", {"seed": cfg["seed"], "model": cfg["model"]}, [base],
+    stages("model", report_mod.model_settings(cfg), [base],
            lambda: run([*ga, "tiny-model", "--output", base, "--seed", cfg["seed"], tied, "--overwrite"],
                        logs / "model.log", env=env))
 

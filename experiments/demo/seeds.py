@@ -100,20 +100,49 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reuse_refusal(folder: Path, profile: str, seed: int, config: Path = HERE / "config.yaml") -> str | None:
+    """Why the finished demo ``folder`` (``make demo``'s ``$(DEMO_OUT)``) cannot stand for ``seed`` of
+    ``profile`` in the table, else None: its ``report.json`` must name ``profile`` and its model stage must have
+    been built with ``seed`` (the settings hash run.py recorded, :func:`report.stage_key`), so a run of another
+    profile or seed is never mixed into the table. Reading never fails: any unreadable file is a reason."""
+    import yaml
+
+    from core.console import quoted
+    from core.outputs import read_json_file
+
+    try:
+        got = read_json_file(folder / "report.json", max_bytes=64 * 2**20)
+        record = read_json_file(report.stage_record(folder, "model"), max_bytes=2**20)
+    except (OSError, ValueError) as e:
+        return f"its report.json or model stage record cannot be read ({e})"
+    if not isinstance(got, dict) or got.get("profile") != profile:
+        return f"it is a run of profile {quoted(got.get('profile') if isinstance(got, dict) else None, 60)}, " \
+               f"not {quoted(profile, 60)}"
+    cfg = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get(profile)
+    if not isinstance(cfg, dict):
+        return f"profile {quoted(profile, 60)} is not in {config.name}"
+    if not isinstance(record, dict) or record.get("key") != report.stage_key(report.model_settings({**cfg, "seed": seed})):
+        return f"its model was not built with seed {seed} (or with another model setting)"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--out", type=Path, default=ROOT / "outputs" / "demo-seeds")
-    ap.add_argument("--reuse-seed0", type=Path, help="a finished `make demo` folder (profile full, seed 0) to read "
-                    "for seed 0 instead of running it again")
+    ap.add_argument("--reuse-seed0", type=Path, help="a finished `make demo` folder to read for seed 0 instead of "
+                    "running it again, when it is a run of --profile with seed 0 (else seed 0 runs in --out)")
     ap.add_argument("--shared-data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--profile", default="full")
     args = ap.parse_args(argv)
     folders = {}
     for seed in args.seeds:
         if seed == 0 and args.reuse_seed0 is not None:
-            folders[seed] = args.reuse_seed0
-            continue
+            why = reuse_refusal(args.reuse_seed0, args.profile, seed)
+            if why is None:
+                folders[seed] = args.reuse_seed0
+                continue
+            print(f"[demo-seeds] seed 0: not reusing {args.reuse_seed0}: {why}", file=sys.stderr, flush=True)
         folder = args.out / f"seed{seed}"
         print(f"[demo-seeds] seed {seed}: {folder}", file=sys.stderr, flush=True)
         done = subprocess.run([sys.executable, RUN, "--profile", args.profile, "--seed", str(seed), "--out", folder,
