@@ -1,5 +1,9 @@
 # The front door. Every target picks its own environment under .venvs/ (created by `make setup`).
 SHELL := /bin/bash
+# A value given on the command line is read unexpanded before anything reads it: a $(shell ...) in it never runs
+# (mk/shell.mk, read_given_values).
+include mk/shell.mk
+$(read_given_values)
 VENVS := .venvs
 BASE := $(VENVS)/base/bin
 RL := $(VENVS)/rl/bin
@@ -34,7 +38,7 @@ PRED_DIR ?= outputs/guir1/predictions
 .DEFAULT_GOAL := help
 
 # Per-concern targets (data, sft, grpo, eval, inference) live in mk/*.mk.
-include $(wildcard mk/*.mk)
+include $(filter-out mk/shell.mk,$(wildcard mk/*.mk))
 # A command-line variable no makefile here reads is one warning line naming the closest known one (mk/vars.mk).
 $(_vars_check)
 

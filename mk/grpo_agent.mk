@@ -36,7 +36,7 @@ AGENT_DEMO_SAMPLES ?= 1000
 #: the agent recipe file (grid, turns, screenshots, prompt) that data preparation and training both read.
 AGENT_RECIPE ?= verl/gui_agent/recipe.yaml
 # The project-wide MODEL default is a Qwen2.5-VL; this recipe's model family is Qwen3-VL.
-AGENT_MODEL = $(if $(filter command line environment,$(origin MODEL)),$(MODEL),Qwen/Qwen3-VL-8B-Instruct)
+AGENT_MODEL = $(if $(call given,MODEL),$(MODEL),Qwen/Qwen3-VL-8B-Instruct)
 
 .PHONY: gui-agent-data grpo-verl-agent
 gui-agent-data: $(VENVS)/rl/.ready

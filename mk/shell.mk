@@ -21,3 +21,17 @@ need_name = $(if $(and $(filter 1,$(words $($(1)))),$(if $(strip $(call _without
 need_one_of = $(if $(filter-out $(3),$($(1)))$(filter-out 1,$(words $($(1)))),$(error $(2): $(1) must be one of $(3), got "$($(1))"))
 # Lower case without a shell (RECIPE_MODEL, mk/grpo.mk).
 lc = $(subst Z,z,$(subst Y,y,$(subst X,x,$(subst W,w,$(subst V,v,$(subst U,u,$(subst T,t,$(subst S,s,$(subst R,r,$(subst Q,q,$(subst P,p,$(subst O,o,$(subst N,n,$(subst M,m,$(subst L,l,$(subst K,k,$(subst J,j,$(subst I,i,$(subst H,h,$(subst G,g,$(subst F,f,$(subst E,e,$(subst D,d,$(subst C,c,$(subst B,b,$(subst A,a,$(1)))))))))))))))))))))))))))
+# Values are read as given (docs/reliability.md, "Make variables"): make expands a value given on its command line
+# wherever it is read, so a $(shell CMD) in it would run CMD, under `make -n` too. read_given_values (called by the
+# Makefile before any other makefile is read) re-reads each command-line variable unexpanded ($(value)), $$ standing
+# for $ as make reads it, and keeps it exported to the recipes as make exports command-line values; its origin is
+# then `override`: $(call given,VAR) says whether the user gave VAR (command line or environment).
+_dollar := $$
+define _given_one
+override $(1) := $$(subst $$(_dollar)$$(_dollar),$$(_dollar),$$(value $(1)))
+export $(1)
+endef
+_var_name_chars := $(_alnum) _
+read_given_values = $(foreach v,$(.VARIABLES),$(if $(and $(filter command line,$(origin $(v))),$(if $(strip \
+	$(call _without,$(v),$(_var_name_chars))),,1)),$(eval $(call _given_one,$(v)))))
+given = $(filter command line environment override,$(origin $(1)))

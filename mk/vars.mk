@@ -26,7 +26,7 @@ _vars_env := \#$(_vars_empty):env
 _vars_text = $(foreach f,Makefile $(wildcard mk/*.mk),$(file <$(f)))
 _vars_known = $(patsubst %$(_vars_assign),%,$(filter %$(_vars_assign),$(subst $(_vars_space)$(_vars_assign),$(_vars_assign),$(_vars_text)))) \
 	$(patsubst $(_vars_env):%,%,$(filter $(_vars_env):%,$(subst $(_vars_env)$(_vars_space),$(_vars_env):,$(_vars_text))))
-_vars_cmdline = $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+_vars_cmdline = $(foreach v,$(.VARIABLES),$(if $(filter command line override,$(origin $(v))),$(v)))
 _vars_name_chars := $(_alnum) _
 _vars_safe = $(foreach v,$(1),$(if $(strip $(call _without,$(v),$(_vars_name_chars))),,$(v)))
 _vars_close = $(if $(and $(1),$(_vars_py)),$(shell $(_vars_py) -I -S scripts/make_vars.py suggest $(1) 2>/dev/null))

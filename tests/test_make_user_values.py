@@ -13,7 +13,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 #: Each hostile value, {p} the file it would create if a shell evaluated it.
-HOSTILE = ["x';touch {p};'", "`touch {p}`", "$$(touch {p})", 'x"; touch {p}; "', "a b;touch {p}", "x'\\''$$(touch {p})"]
+HOSTILE = ["x';touch {p};'", "`touch {p}`", "$$(touch {p})", 'x"; touch {p}; "', "a b;touch {p}", "x'\\''$$(touch {p})",
+           # make's own functions (issue 50 item 11): a command-line value is read unexpanded, never run by make
+           "$(shell touch {p})", "x $(file >{p},touch)"]
 #: Every target and the user values (paths, lists) it puts on a command line.
 TARGETS = {
     "grpo-verl": ["MODEL", "GRPO_RECIPE", "VERL_DATA", "LOG_ROOT", "ARGS", "RECIPE_MODEL"],
@@ -34,6 +36,7 @@ TARGETS = {
     "eval": ["PRED_DIR", "EVAL_OUT", "EVAL_MODES", "EVAL_BENCHMARK"],
     "bench-eval": ["BENCH_ARGS"],
     "demo": ["DEMO_OUT", "SHARED_DATA", "DEMO_ARGS"],
+    "demo-seeds": ["DEMO_SEEDS", "DEMO_SEEDS_OUT", "SHARED_DATA"],
     "test": ["PYTEST_ARGS"],
     "test-all": ["PYTEST_ARGS"],
     "test-fast": ["PYTEST_ARGS"],
@@ -45,8 +48,8 @@ TARGETS = {
     "bench-parsers": ["BENCH_ARGS"],
 }
 #: Word lists (mk/shell.mk qwords): split at whitespace, each word one quoted argument.
-WORD_LISTS = {"ARGS", "BENCH_ARGS", "DATA_ARGS", "DATA_INPUT", "DATA_PIXELS", "DATA_TARGETS", "DEMO_ARGS", "HFD_ARGS", "INFER_ARGS",
-              "PYTEST_ARGS"}
+WORD_LISTS = {"ARGS", "BENCH_ARGS", "DATA_ARGS", "DATA_INPUT", "DATA_PIXELS", "DATA_TARGETS", "DEMO_ARGS", "DEMO_SEEDS",
+              "HFD_ARGS", "INFER_ARGS", "PYTEST_ARGS"}
 #: Targets whose recipes take no user value: only the fixed environment folders (VENVS, RL...), refused when set.
 NO_VALUES = ["docs", "lint"]
 #: Values make itself checks (names): refused with one line, exit 2, whatever they hold.
