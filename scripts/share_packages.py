@@ -62,27 +62,42 @@ def installed(site: Path) -> dict[str, tuple[str, Path]]:
     return out
 
 
-def link_distribution(info: Path, src_site: Path, dst_venv: Path, dst_site: Path) -> int:
-    """Hard-link every file of one distribution into the target; returns the bytes shared (0: nothing linked)."""
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` (already normalized) lies inside the folder ``root``."""
+    return path == root or root in path.parents
+
+
+def link_distribution(info: Path, src_venv: Path, src_site: Path, dst_venv: Path, dst_site: Path) -> int:
+    """Hard-link every file of one distribution into the target; returns the bytes shared (0: nothing linked).
+
+    Every RECORD path stays inside its environment: its source inside the source venv and its target inside the
+    target venv, ``..`` resolved by name (a console script's ``../../../bin/x`` is inside; a path that climbs out,
+    or an absolute one, links nothing for the distribution), and the target's existing folders resolved too (a
+    symbolic link there cannot carry a link outside). A source file that is a symbolic link, or not a regular
+    file, links nothing either: its target could be any file of the machine (pip writes regular files only)."""
     with open(info / "RECORD", newline="") as f:
         rel_paths = [row[0] for row in csv.reader(f) if row]
     plan = []
     for rel in rel_paths:
-        src = (src_site / rel).resolve()
-        dst = (dst_site / rel).resolve()
-        if not src.is_file() or dst.exists():
-            return 0  # incomplete source or something already there: let pip decide
+        src = Path(os.path.normpath(src_site / rel))
+        dst = Path(os.path.normpath(dst_site / rel))
+        if not (_inside(src, src_venv) and _inside(dst, dst_venv)):
+            return 0  # a RECORD line that leaves its environment: let pip decide
+        if src.is_symlink() or not src.is_file() or dst.exists() or dst.is_symlink():
+            return 0  # incomplete or odd source, or something already there: let pip decide
         plan.append((src, dst))
     made = []
     try:
         for src, dst in plan:
             dst.parent.mkdir(parents=True, exist_ok=True)
+            if not _inside(dst.parent.resolve(), dst_venv.resolve()):
+                raise OSError(f"{dst.parent} leads outside {dst_venv}")
             if dst.parent == dst_venv / "bin" and _is_script(src):
                 _write_script(src, dst, dst_venv)
             else:
-                os.link(src, dst)
+                os.link(src, dst, follow_symlinks=False)
             made.append(dst)
-    except OSError:  # another filesystem, permissions: undo this distribution, pip installs it
+    except OSError:  # another filesystem, permissions, a link out: undo this distribution, pip installs it
         for dst in made:
             dst.unlink(missing_ok=True)
         return 0
@@ -94,10 +109,31 @@ def _is_script(path: Path) -> bool:
         return f.read(2) == b"#!"
 
 
+#: The first lines of a script pip gave the /bin/sh shebang (an interpreter path with a space, or a long one).
+_SH_SHEBANG = re.compile(rb"\A#!/bin/sh\n'''exec' .*\n' '''\n")
+#: Longest shebang line the kernel reads whole (pip's distlib: 127, 512 on macOS).
+MAX_SHEBANG = 512 if sys.platform == "darwin" else 127
+
+
+def shebang(python: Path) -> bytes:
+    """The shebang pip writes for a console script run by ``python`` (its vendored distlib,
+    ``ScriptMaker._build_shebang`` and ``enquote_executable``): ``#!<python>`` when the path has no space and the
+    line fits :data:`MAX_SHEBANG`; else ``/bin/sh`` re-executing the quoted interpreter, so a path with a space
+    still runs the script."""
+    executable = os.fsencode(python)
+    if b" " in executable:
+        executable = b'"' + executable + b'"'
+    if b" " not in executable and len(executable) + 3 <= MAX_SHEBANG:
+        return b"#!" + executable + b"\n"
+    return b"#!/bin/sh\n'''exec' " + executable + b' "$0" "$@"\n' + b"' '''\n"
+
+
 def _write_script(src: Path, dst: Path, dst_venv: Path) -> None:
-    """Copy a console script with its shebang pointing at the target's interpreter."""
-    lines = src.read_bytes().split(b"\n", 1)
-    dst.write_bytes(b"#!" + str(dst_venv / "bin" / "python").encode() + b"\n" + (lines[1] if len(lines) > 1 else b""))
+    """Copy a console script with its shebang (either form pip writes) pointing at the target's interpreter."""
+    data = src.read_bytes()
+    sh = _SH_SHEBANG.match(data)
+    body = data[sh.end():] if sh else ([*data.split(b"\n", 1), b""])[1]
+    dst.write_bytes(shebang(dst_venv / "bin" / "python") + body)
     dst.chmod(0o755)
 
 
@@ -112,7 +148,7 @@ def main(argv: list[str]) -> None:
     shared, names = 0, []
     for name, (version, info) in sorted(have.items()):
         if HEAVY.match(name) and wanted.get(name) == version and name not in there:
-            size = link_distribution(info, src_site, dst_venv, dst_site)
+            size = link_distribution(info, src_venv, src_site, dst_venv, dst_site)
             if size:
                 shared += size
                 names.append(f"{name}=={version}")
