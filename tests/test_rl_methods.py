@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.rl import difficulty, gigpo, groups, replay
+from core.rl import controls, difficulty, gigpo, groups, replay
 
 EPS = 1e-6
 S3 = math.sqrt(3)
@@ -287,3 +287,29 @@ def test_difficulty_filter_judges_fresh_rollouts_after_skip():
 def test_difficulty_filter_bad_options(kw, name):
     with pytest.raises(ValueError, match=name):
         difficulty.DifficultyFilter(**kw)
+
+
+# ---------------------------------------------------------------- controls (shuffled rewards)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=0, max_size=30), st.integers(0, 2**40),
+       st.integers(0, 10**6))
+def test_shuffled_rewards_are_a_seeded_permutation(scores, seed, step):
+    out, steps = controls.shuffled_rewards(scores, seed=seed, step=step)
+    assert steps is None and sorted(out.tolist()) == sorted(scores)
+    again, _ = controls.shuffled_rewards(scores, seed=seed, step=step)
+    assert again.tolist() == out.tolist()
+
+
+def test_shuffled_rewards_break_the_link_to_the_answer():
+    """Over many steps a sample's shuffled reward is uncorrelated with its own (the control's point)."""
+    own = np.arange(64, dtype=float) % 2  # half succeed
+    corr = [np.corrcoef(own, controls.shuffled_rewards(own, seed=0, step=k)[0])[0, 1] for k in range(200)]
+    assert abs(float(np.mean(corr))) < 0.03
+    assert controls.reward_permutation(5, seed=1, step=2).tolist() != controls.reward_permutation(5, seed=2, step=2).tolist()
+
+
+def test_shuffled_rewards_refuse_mismatched_step_rewards():
+    with pytest.raises(ValueError, match="2 step-reward lists for 3 samples"):
+        controls.shuffled_rewards([1, 2, 3], [[1], [2]], seed=0, step=0)

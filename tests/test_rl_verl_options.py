@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.actions import Action
-from core.rl import gigpo, groups
+from core.rl import controls, gigpo, groups
 from core.rl.rows import task_key
 from core.world.env import SimPhoneEnv
 from core.world.tasks import list_tasks
@@ -72,6 +72,29 @@ def test_options_defaults_are_off_and_published():
                         "difficulty_filter": {"enable": True, "window": 4, "skip_steps": 3}})
     assert on.gigpo["gamma"] == 0.9 and on.gigpo["mode"] == "mean_std_norm"
     assert on.replay_capacity == 2 and on.difficulty == (4, 3)
+    assert opts.shuffle_seed is None
+    assert rm.rl_options({"shuffle_rewards": {"enable": True}}).shuffle_seed == 0
+    assert rm.rl_options({"shuffle_rewards": {"enable": True, "seed": 7}}).shuffle_seed == 7
+    assert rm.rl_options({"shuffle_rewards": {"enable": False, "seed": 7}}).shuffle_seed is None
+
+
+def test_shuffle_step_moves_episode_and_step_rewards_together():
+    """The control: every sample gets another sample's episode reward and its step rewards (cut or padded to its
+    own turns); the multiset of rewards is unchanged, the same step and seed give the same order, and GiGPO's
+    advantages are then computed from the moved rewards."""
+    opts = rm.rl_options({"adv_estimator": "gigpo", "shuffle_rewards": {"enable": True, "seed": 3}})
+    scores = [2.0, 0.0, 0.5, 1.0, 0.0, 1.5]
+    extras = [{"step_rewards": [1.0] * (i % 3 + 1), "anchors": ["a"] * (i % 3 + 1), "other": i} for i in range(6)]
+    moved_scores, moved = rm.shuffle_step(opts, scores, extras, step=4)
+    order = controls.reward_permutation(6, seed=3, step=4)
+    assert moved_scores == [scores[k] for k in order] and sorted(moved_scores) == sorted(scores)
+    for i, k in enumerate(order):
+        own = len(extras[i]["step_rewards"])
+        src = extras[k]["step_rewards"][:own]
+        assert moved[i]["step_rewards"] == src + [0.0] * (own - len(src))
+        assert moved[i]["anchors"] == extras[i]["anchors"] and moved[i]["other"] == i  # only rewards move
+    assert rm.shuffle_step(opts, scores, extras, step=4) == (moved_scores, moved)
+    assert rm.shuffle_step(opts, scores, extras, step=5)[0] != moved_scores  # a fresh order each step
 
 
 @pytest.mark.parametrize(("algorithm", "named"), [
@@ -87,6 +110,9 @@ def test_options_defaults_are_off_and_published():
     ({"difficulty_filter": {"enable": True, "skip_steps": -1}}, "algorithm.difficulty_filter.skip_steps"),
     ({"adv_estimator": "gigpo", "use_kl_in_reward": True}, "algorithm.use_kl_in_reward"),
     ({"success_metric": ""}, "algorithm.success_metric"),
+    ({"shuffle_rewards": {"enable": True, "seed": "x"}}, "algorithm.shuffle_rewards.seed"),
+    ({"shuffle_rewards": {"enable": 1}}, "algorithm.shuffle_rewards.enable"),
+    ({"shuffle_rewards": {"enable": True, "sede": 1}}, "algorithm.shuffle_rewards: unknown key(s) ['sede']"),
 ])
 def test_bad_values_are_one_line_naming_the_key(algorithm, named):
     with pytest.raises(ValueError) as err:

@@ -184,7 +184,7 @@ def trainer_class() -> type:
     from tensordict import TensorDict
 
     from core.rl.rows import task_key
-    from rl_methods import OWN_ESTIMATORS, group_metrics, rl_options, success_values, token_advantages
+    from rl_methods import OWN_ESTIMATORS, group_metrics, rl_options, shuffle_step, success_values, token_advantages
     from verl.trainer.ppo.v1 import PPOTrainerSync
 
     class GUIAgentTrainer(PPOTrainerSync):
@@ -267,13 +267,17 @@ def trainer_class() -> type:
 
         # ------------------------------------------------------------------ advantages
         def _compute_advantage(self, batch, metrics):
-            if self.rl.estimator not in OWN_ESTIMATORS:
-                return super()._compute_advantage(batch, metrics)
             import transfer_queue as tq
 
+            shuffled = None
+            if self.rl.shuffle_seed is not None:
+                shuffled = self._shuffle_rewards(batch, metrics)
+            if self.rl.estimator not in OWN_ESTIMATORS:
+                return super()._compute_advantage(batch, metrics)
             keys, data = step_samples(batch, ["response_mask", "rm_scores", "extra_fields"])
+            extras = shuffled if shuffled is not None else data["extra_fields"]
             advantages, adv_metrics = token_advantages(self.rl, keys, data["response_mask"], data["rm_scores"],
-                                                       data["extra_fields"])
+                                                       extras)
             metrics.update(adv_metrics)
             by_key = dict(zip(keys, advantages, strict=True))
             lengths = [int(tag["response_len"]) for tag in batch.tags]
@@ -285,6 +289,25 @@ def trainer_class() -> type:
             return tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id,
                                    fields=TensorDict({"advantages": nested, "returns": nested},
                                                      batch_size=len(batch)))
+
+        def _shuffle_rewards(self, batch, metrics):
+            """The shuffled-reward control (``algorithm.shuffle_rewards``): the step's real samples swap episode
+            rewards (written back as ``rm_scores``, the reward on each sample's last token, where verl's reward loop
+            puts it) and step rewards (returned as the samples' ``extra_fields``, for GiGPO)."""
+            import transfer_queue as tq
+
+            keys, data = step_samples(batch, ["rm_scores", "extra_fields"])
+            scores, extras = shuffle_step(self.rl, data["rm_scores"], data["extra_fields"], self.global_steps)
+            lengths = {key: int(tag["response_len"]) for key, tag in zip(batch.keys, batch.tags, strict=True)}
+            rows = []
+            for key, score in zip(keys, scores, strict=True):
+                row = torch.zeros(lengths[key], dtype=torch.float32)
+                row[-1] = score
+                rows.append(row)
+            tq.kv_batch_put(keys=keys, partition_id=batch.partition_id, fields=TensorDict(
+                {"rm_scores": torch.nested.as_nested_tensor(rows, layout=torch.jagged)}, batch_size=len(keys)))
+            metrics["rl/shuffle/moved_reward"] = float(sum(a != b for a, b in zip(scores, data["rm_scores"], strict=True)))
+            return extras
 
         # ------------------------------------------------------------------ per-step metrics
         def _compute_metrics(self, batch, metrics, timing_raw, global_steps, epoch):

@@ -18,6 +18,8 @@ Keys (``algorithm`` section of verl's config; every new option is off unless a r
 - ``replay.{enable, capacity}``: ARPO's success replay (:mod:`core.rl.replay`), capacity default 4.
 - ``difficulty_filter.{enable, window, skip_steps}``: the online difficulty filter (:mod:`core.rl.difficulty`),
   defaults 8 and 4.
+- ``shuffle_rewards.{enable, seed}``: the shuffled-reward control (:mod:`core.rl.controls`): every sample of a
+  step gets another sample's reward (and step rewards) before any advantage is computed; seed default 0.
 
 A bad value is one ``ValueError`` line naming ``algorithm.<key>``.
 """
@@ -31,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from core.console import quoted
-from core.rl import difficulty, gigpo, groups, replay
+from core.rl import controls, difficulty, gigpo, groups, replay
 
 #: The estimators computed here (any other name is verl's own).
 OWN_ESTIMATORS = ("gigpo", "grpo_nsr")
@@ -51,6 +53,7 @@ class RLOptions:
     success_metric: str | None
     replay_capacity: int | None  # None: replay off
     difficulty: tuple[int, int] | None  # (window, skip_steps); None: filter off
+    shuffle_seed: int | None = None  # the shuffled-reward control's seed; None: off
 
     def replay(self) -> replay.SuccessReplay | None:
         return None if self.replay_capacity is None else replay.SuccessReplay(capacity=self.replay_capacity)
@@ -102,12 +105,30 @@ def rl_options(algorithm: Mapping[str, Any]) -> RLOptions:
                                               skip_steps=filter_section.get("skip_steps",
                                                                             difficulty.DEFAULT_SKIP_STEPS))
         difficulty_opts = (checked.window, checked.skip_steps)
+    shuffle_section = _section(algorithm, "shuffle_rewards", ("enable", "seed"))
+    shuffle_seed = None
+    if _switch(shuffle_section, "algorithm.shuffle_rewards"):
+        seed = shuffle_section.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"algorithm.shuffle_rewards.seed must be a whole number, got {quoted(seed)}")
+        shuffle_seed = seed
     if estimator in OWN_ESTIMATORS and algorithm.get("use_kl_in_reward"):
         raise ValueError(f"algorithm.use_kl_in_reward must be false with adv_estimator {estimator} (use the actor's "
                          "KL loss, actor_rollout_ref.actor.use_kl_loss)")
     return RLOptions(estimator=estimator, gigpo=gigpo_opts, nsr_lambda=nsr_lambda,
                      norm_by_std=bool(algorithm.get("norm_adv_by_std_in_grpo", True)), success_metric=metric,
-                     replay_capacity=capacity, difficulty=difficulty_opts)
+                     replay_capacity=capacity, difficulty=difficulty_opts, shuffle_seed=shuffle_seed)
+
+
+def shuffle_step(options: RLOptions, scores: Sequence[float], extras: Sequence[Mapping[str, Any] | None],
+                 step: int) -> tuple[list[float], list[dict[str, Any] | None]]:
+    """The shuffled-reward control of one step (``options.shuffle_seed`` set): each sample's episode reward and
+    ``extra_fields["step_rewards"]`` moved to another sample (:func:`core.rl.controls.shuffled_rewards`)."""
+    steps = [list((e or {}).get("step_rewards") or []) for e in extras]
+    new_scores, new_steps = controls.shuffled_rewards(scores, steps, seed=options.shuffle_seed, step=step)
+    moved = [None if e is None and not s else {**(e or {}), "step_rewards": s}
+             for e, s in zip(extras, new_steps, strict=True)]
+    return [float(v) for v in new_scores], moved
 
 
 def turn_spans(mask: Sequence[int]) -> list[tuple[int, int]]:
@@ -210,4 +231,4 @@ def group_metrics(keys: Sequence[str], extras: Sequence[Mapping[str, Any] | None
 
 
 __all__ = ["GIGPO_KEYS", "OWN_ESTIMATORS", "RLOptions", "SUCCESS_METRICS", "group_metrics", "rl_options",
-           "sample_groups", "success_values", "token_advantages", "turn_spans"]
+           "sample_groups", "shuffle_step", "success_values", "token_advantages", "turn_spans"]
