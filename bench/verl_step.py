@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -40,24 +39,10 @@ require("psutil", "verl")
 
 import psutil  # noqa: E402
 
+from core.training_logs import step_metrics  # noqa: E402
+
 PARTS = {"rollout": ("timing_s/gen",), "log-probs": ("timing_s/old_log_prob", "timing_s/ref"),
          "update": ("timing_s/update_actor",), "weight sync": ("timing_s/update_weights",)}
-
-
-def step_metrics(output: str) -> dict[int, dict[str, float]]:
-    """verl's console metrics per training step (``step:N - key:value - ...``)."""
-    steps: dict[int, dict[str, float]] = {}
-    for line in output.splitlines():
-        match = re.search(r"\bstep:(\d+) - (.*)$", line)
-        if match:
-            metrics = steps.setdefault(int(match.group(1)), {})
-            for part in match.group(2).split(" - "):
-                key, _, value = part.partition(":")
-                try:
-                    metrics[key.strip()] = float(re.sub(r"^np\.\w+\((.*)\)$", r"\1", value.strip()))
-                except ValueError:
-                    pass
-    return steps
 
 
 def run_measured(cmd: list[str], env: dict[str, str]) -> tuple[str, float, float]:

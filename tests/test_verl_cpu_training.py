@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from core.training_logs import step_metrics
+
 pytestmark = [pytest.mark.rl_env, pytest.mark.slow]
 
 torch = pytest.importorskip("torch")
@@ -55,24 +57,6 @@ AGENT_METRICS = ("critic/score/mean", "actor/pg_loss", "actor/kl_loss", "actor/e
                                                          "invalid", "tool_calls")))
 FAST_ARGS = ["trainer.total_training_steps=2", "trainer.save_freq=2", "actor_rollout_ref.actor.entropy_coeff=0.01",
              "actor_rollout_ref.actor.optim.lr=1e-3"]
-
-
-def step_metrics(output: str) -> dict[int, dict[str, float]]:
-    """The metrics of each training step verl's console logger printed (``step:N - key:value - ...``)."""
-    steps: dict[int, dict[str, float]] = {}
-    for line in output.splitlines():
-        match = re.search(r"\bstep:(\d+) - (.*)$", line)
-        if not match:
-            continue
-        metrics = steps.setdefault(int(match.group(1)), {})
-        for part in match.group(2).split(" - "):
-            key, _, value = part.partition(":")
-            value = re.sub(r"^np\.\w+\((.*)\)$", r"\1", value.strip())
-            try:
-                metrics[key.strip()] = float(value)
-            except ValueError:
-                continue
-    return steps
 
 
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
