@@ -183,6 +183,30 @@ def test_validation_split_share_spread_and_at_least_one_row() -> None:
     assert [(k, r["extra_info"]["index"]) for k, r in one] == [("train", 0), ("test", 0)]
 
 
+def test_demo_rows_from_named_splits_after_skipped_tasks(tmp_path: Path) -> None:
+    """`--train_split agent_train --skip K --test_split agent_val --test_samples N` (make demo-agent's RL data): the
+    train rows are the split's tasks after the first K (those SFT used), the validation rows the other split's
+    first N; bad values are one line naming the option."""
+    import pyarrow.parquet as pq
+
+    from core.world import list_tasks
+
+    out = tmp_path / "rl"
+    proc = prepare("--output_dir", str(out), "--create_demo", "--train_split", "agent_train", "--skip", "7",
+                   "--demo_samples", "3", "--test_split", "agent_val", "--test_samples", "2",
+                   "--max_screenshot_pixels", "57344")
+    assert proc.returncode == 0, proc.stderr
+    train = [t.id for t in list_tasks("agent_train")]
+    val = [t.id for t in list_tasks("agent_val")]
+    got = {name: [e["task_id"] for e in pq.read_table(out / f"{name}.parquet").column("extra_info").to_pylist()]
+           for name in ("train", "test")}
+    assert got == {"train": train[7:10], "test": val[:2]}
+    for args, named in ((("--train_split", "nope"), "--train_split 'nope'"), (("--skip", "-1"), "--skip"),
+                        (("--test_samples", "0"), "--test_samples"), (("--skip", str(len(train))), "--skip")):
+        bad = prepare("--output_dir", str(tmp_path / "bad"), "--create_demo", "--demo_samples", "1", *args)
+        assert bad.returncode == 2 and named in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
 def dry_run(data_dir: Path, *overrides: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """`DRY_RUN=1` on the recipe's GPU run script, as a user types it, with the tiny Qwen3-VL."""
     clean = {k: v for k, v in os.environ.items() if k not in ("TP", "TRAIN_BATCH_SIZE", "GRID", "ROLLOUT_ENGINE")}

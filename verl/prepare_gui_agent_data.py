@@ -112,16 +112,19 @@ MINIWOB_TEST_SEED0 = 1_000_000
 
 
 def demo_rows(n: int, split: str, grid: CoordinateGrid, start_index: int = 0, *, env_name: str = "sim-phone",
-              suite: str | None = None, recipe: AgentRecipe) -> Iterator[dict[str, Any]]:
-    """``n`` online rows of ``env_name`` (cycling through the tasks of ``split``: a simulated-phone split, or for
-    MiniWoB++ the ``suite`` with train / test seeds), the gold sequence as the expected actions (played in the env
-    to read each step's gold action). Each row names its env, task and seed (``extra_info.env``, ``task_id``,
-    ``seed``), so the tool replays the same episode the prompt shows."""
+              suite: str | None = None, recipe: AgentRecipe, skip: int = 0) -> Iterator[dict[str, Any]]:
+    """``n`` online rows of ``env_name`` (cycling through the tasks of ``split`` after its first ``skip``: a
+    simulated-phone split, or for MiniWoB++ the ``suite`` with train / test seeds), the gold sequence as the
+    expected actions (played in the env to read each step's gold action). Each row names its env, task and seed
+    (``extra_info.env``, ``task_id``, ``seed``), so the tool replays the same episode the prompt shows."""
     from core.actions import to_mobile_use
     from core.rollout.envs import get_env
 
     entry = get_env(env_name)
     tasks = entry.tasks(suite or entry.default_split) if env_name == "miniwob" else entry.tasks(split)
+    if skip and skip >= len(tasks):
+        raise DataError(f"--skip {skip}: {env_name} {split!r} has only {len(tasks)} tasks")
+    tasks = tasks[skip:]
     if not tasks:
         raise DataError(f"{env_name} has no {split!r} tasks")
     env = entry.make()
@@ -352,6 +355,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--suite", default=None, help="with --env miniwob: a MiniWoB++ suite or task names (default "
                                                   "click-type)")
     p.add_argument("--demo_samples", type=int, default=1000, help="train rows of the demo (test: held-out tasks)")
+    p.add_argument("--train_split", default="train",
+                   help="with --create_demo --env sim-phone: the task split of train.parquet (default train; e.g. "
+                        "agent_train, docs/curriculum.md)")
+    p.add_argument("--test_split", default="test",
+                   help="with --create_demo --env sim-phone: the task split of test.parquet, the validation rows "
+                        "verl's data.val_files reads (default test, the held-out tasks; e.g. agent_val)")
+    p.add_argument("--skip", type=int, default=0,
+                   help="with --create_demo: leave out the train split's first K tasks (e.g. those SFT used)")
+    p.add_argument("--test_samples", type=int, default=None,
+                   help="with --create_demo: rows of test.parquet (default: a tenth of --demo_samples, at least 1)")
     p.add_argument("--input_file", type=Path, help="logged trajectories: .jsonl or a unified .parquet")
     p.add_argument("--screen_width", type=int, default=999, help="x extent of the JSONL action coordinates")
     p.add_argument("--screen_height", type=int, default=999, help="y extent of the JSONL action coordinates")
@@ -388,12 +401,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.create_demo:
             if args.demo_samples < 1:
                 p.error("--demo_samples must be >= 1")
+            if args.skip < 0:
+                p.error(f"--skip must be >= 0, got {args.skip}")
+            if args.test_samples is not None and args.test_samples < 1:
+                p.error(f"--test_samples must be >= 1, got {args.test_samples}")
+            if args.env == "sim-phone":
+                from core.rollout.envs import get_env
+
+                splits = get_env("sim-phone").splits
+                for option, split in (("--train_split", args.train_split), ("--test_split", args.test_split)):
+                    if split not in splits:
+                        p.error(f"{option} {split!r}: not a sim-phone split ({', '.join(splits)})")
             demo = {"env_name": args.env, "suite": args.suite, "recipe": recipe}
-            n_train = write_parquet(with_capped_screenshot(demo_rows(args.demo_samples, "train", grid, **demo), cap),
-                                    out / "train.parquet", label="train", total=args.demo_samples)
-            test_samples = max(1, args.demo_samples // 10)
+            n_train = write_parquet(with_capped_screenshot(
+                demo_rows(args.demo_samples, args.train_split, grid, skip=args.skip, **demo), cap),
+                out / "train.parquet", label="train", total=args.demo_samples)
+            test_samples = args.test_samples or max(1, args.demo_samples // 10)
             n_test = write_parquet(with_capped_screenshot(
-                demo_rows(test_samples, "test", grid, n_train, **demo), cap),
+                demo_rows(test_samples, args.test_split, grid, n_train, **demo), cap),
                 out / "test.parquet", label="test", total=test_samples)
             print(f"wrote {out / 'train.parquet'} ({n_train} rows) and {out / 'test.parquet'} ({n_test} rows)")
         else:
