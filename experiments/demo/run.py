@@ -142,6 +142,17 @@ def stage_env(cfg: dict) -> dict:
     return env
 
 
+def load_profile(ap: argparse.ArgumentParser, config: Path, profile: str) -> dict:
+    """Profile ``profile`` of the YAML file ``config`` (a mapping of profiles); an unknown name is ``ap``'s usage
+    error listing the file's profiles."""
+    import yaml
+
+    profiles = yaml.safe_load(config.read_text())
+    if profile not in profiles:
+        ap.error(f"--profile {profile!r}: not in {config} (has {', '.join(profiles)})")
+    return profiles[profile]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "outputs" / "demo")
@@ -155,13 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                     "'grpo_*'; the stages they need must be built already) and write no report: independent stages "
                     "can run as parallel processes on one --out")
     args = ap.parse_args(argv)
-
-    import yaml
-
-    profiles = yaml.safe_load(args.config.read_text())
-    if args.profile not in profiles:
-        ap.error(f"--profile {args.profile!r}: not in {args.config} (has {', '.join(profiles)})")
-    cfg = profiles[args.profile]
+    cfg = load_profile(ap, args.config, args.profile)
     if args.seed is not None:
         cfg["seed"] = args.seed
     out = args.out.resolve()
