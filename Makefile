@@ -53,6 +53,8 @@ help:
 	@echo "  test-all           make test and the repeat tests (second runs of slow checks: docs/testing.md)"
 	@echo "  demo               the learning demo: a tiny model on CPU, SFT, GRPO from its end three ways (r1gui, gaussian, shuffled control) and from a partly trained start (sharpening: GRPO, control, more SFT), measured on the curriculum and the phone; 2,748 s on 2 idle cores (docs/demo.md)"
 	@echo "  demo-seeds         the demo once per training seed (DEMO_SEEDS, default 0 1 2) and the table of its spread (docs/demo.md)"
+	@echo "  demo-agent         the agent demo: tiny Qwen3-VL, SFT on scripted episodes, verl multi-turn agent GRPO + controls, held-out episodes (docs/demo-agent.md)"
+	@echo "  demo-agent-seeds   the agent demo once per training seed (DEMO_AGENT_SEEDS, default 0 1 2) and its seed table"
 	@echo "  download-model     model weights into the Hugging Face cache: make download-model MODEL=<Hub id> (network)"
 	@echo "  data-download      GUI-R1-3K parquets from the Hugging Face Hub into $(GUIR1_DIR) (network)"
 	@echo "  data               $(GUIR1_DIR)/{train,test}.parquet -> verl, LLaMA-Factory, ms-swift, VLM-R1 formats"

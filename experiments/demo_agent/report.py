@@ -52,26 +52,22 @@ def disagreement(p: float, group: int) -> float:
     return 1.0 - p ** group - (1.0 - p) ** group
 
 
-def in_band(per_family: dict[str, float], group: int) -> bool:
-    """The start rule: on every family a group of ``group`` samples is mixed more often than not."""
-    return bool(per_family) and all(disagreement(p, group) > 0.5 for p in per_family.values())
+def mixed_families(per_family: dict[str, float], group: int) -> list[str]:
+    """The families on which a group of ``group`` samples is mixed more often than not (GRPO learns from them)."""
+    return sorted(f for f, p in per_family.items() if disagreement(p, group) > 0.5)
 
 
 def choose_start(candidates: list[dict[str, Any]], group: int) -> dict[str, Any]:
-    """The start among ``candidates`` (``{"step", "per_family"}``, any order): the latest in the band; when none
-    is, the one whose worst family is the most often mixed (ties: the latest). Returns the choice with the rule
-    that picked it and every candidate."""
+    """The start rule: among ``candidates`` (``{"step", "per_family"}``: validation success per family, sampled as
+    the rollout samples), the checkpoint with the most families on which a group of ``group`` is mixed more often
+    than not; ties: the latest. Returns the choice, the rule and every candidate with its mixed families."""
     ordered = sorted(candidates, key=lambda c: c["step"])
-    inside = [c for c in ordered if in_band(c["per_family"], group)]
-    if inside:
-        pick, rule = inside[-1], "latest checkpoint in the band"
-    else:
-        def worst(c: dict[str, Any]) -> float:
-            return min((disagreement(p, group) for p in c["per_family"].values()), default=0.0)
-
-        pick = max(reversed(ordered), key=worst)
-        rule = "no checkpoint in the band: the one whose worst family is most often mixed"
-    return {"step": pick["step"], "per_family": pick["per_family"], "rule": rule, "group": group,
+    for c in ordered:
+        c["mixed"] = mixed_families(c["per_family"], group)
+    pick = max(reversed(ordered), key=lambda c: len(c["mixed"]))
+    return {"step": pick["step"], "per_family": pick["per_family"], "mixed": pick["mixed"], "group": group,
+            "rule": f"the checkpoint with the most families where a group of {group} is mixed more often than not "
+                    f"(success p with 1 - p^{group} - (1-p)^{group} > 0.5); ties: the latest",
             "candidates": ordered}
 
 
@@ -211,5 +207,5 @@ def write_report(out: Path, *, profile: str, seed: int, times: dict[str, Any], w
     return out
 
 
-__all__ = ["RUNS", "choose_start", "disagreement", "episodes", "family_success", "in_band", "markdown",
+__all__ = ["RUNS", "choose_start", "disagreement", "episodes", "family_success", "markdown", "mixed_families",
            "run_numbers", "stage_times", "write_curve", "write_report"]

@@ -10,8 +10,9 @@ Stages (each one line with its wall and CPU time; ``<out>/logs/<stage>.log`` has
    (``core.rollout.sft``: the ``mobile_use`` tool schema as the chat template writes it, the loop's turns), in
    LLaMA-Factory's sharegpt layout;
 3. ``sft``: ``llamafactory-cli train`` on the shipped Qwen3-VL full-SFT YAML, a checkpoint every ``save_steps``;
-4. ``start``: the start rule on validation (agent_val): checkpoints, the latest first, answer the validation tasks
-   by sampling until one lies in the band on every family (``start.json`` lists every checkpoint measured);
+4. ``start``: the start rule on validation (agent_val): every checkpoint answers the validation tasks by sampling;
+   the start is the one with the most families where a GRPO group is mixed more often than not (``start.json``
+   lists every checkpoint measured);
 5. ``rl_data``: ``verl/prepare_gui_agent_data.py`` rows of agent_train tasks after SFT's, validation rows of
    agent_val;
 6. ``grpo`` / ``grpo_shuffled`` / ``grpo_plain``: ``make grpo-verl-agent AGENT_DEVICE=cpu`` from the start (the
@@ -165,14 +166,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def choose_start() -> None:
         candidates = []
-        ckpts = sorted(sft_raw.glob("checkpoint-*"), key=lambda p: -int(p.name.rsplit("-", 1)[1]))
-        for ckpt in ckpts:
+        for ckpt in sorted(sft_raw.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1])):
             dst = out / "start" / ckpt.name
             rollout(ckpt, val_ids, dst, "start", temperature=st["temperature"])
             fam = report.family_success(report.episodes(dst / "episodes.jsonl"))
             candidates.append({"step": int(ckpt.name.rsplit("-", 1)[1]), "per_family": fam})
-            if report.in_band(fam, st["group"]):
-                break
         choice = report.choose_start(candidates, st["group"])
         demo.handoff(sft_raw / f"checkpoint-{choice['step']}", models / "start", processor_from=base)
         atomic_write_text(out / "start" / "start.json", json.dumps(choice, indent=1) + "\n")
