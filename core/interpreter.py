@@ -56,3 +56,15 @@ def require(*modules: str, command: str | None = None) -> None:
     sys.stderr.write(f"{name}: this Python ({sys.executable}) lacks {lacks}; "
                      f"run: {_rerun_command(command)}\n")
     raise SystemExit(2)
+
+
+def load_script(name: str, path: str | Path):
+    """The Python file ``path`` imported as module ``name`` (registered in ``sys.modules``, so its dataclasses and
+    pickles resolve): how the scripts under ``experiments/`` and the tests reach a script that is not a package."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path} as {name}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -4,28 +4,20 @@ seed table, on crafted stage outputs (the pipeline's own run is the slow test at
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
+
+from core.interpreter import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "experiments" / "demo_agent"
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-report = _load("demo_agent_report", HERE / "report.py")
-seeds = _load("demo_agent_seeds", HERE / "seeds.py")
+report = load_script("demo_agent_report", HERE / "report.py")
+seeds = load_script("demo_agent_seeds", HERE / "seeds.py")
 FAMILIES = ["go_back", "open_app_tile", "open_two_apps"]
 
 

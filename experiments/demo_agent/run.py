@@ -29,7 +29,6 @@ A stage whose settings are unchanged and whose output is complete is reused (``<
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import shutil
@@ -41,21 +40,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from core.interpreter import require  # noqa: E402
+from core.interpreter import load_script, require  # noqa: E402
 
 require("torch", "transformers", "yaml")
 
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = _load("demo_run", ROOT / "experiments" / "demo" / "run.py")  # stages, commands, hand-off: make demo's
-report = _load("demo_agent_report", HERE / "report.py")
+demo = load_script("demo_run", ROOT / "experiments" / "demo" / "run.py")  # stages, commands, hand-off: make demo's
+report = load_script("demo_agent_report", HERE / "report.py")
 
 from core.io import atomic_write_text  # noqa: E402
 
