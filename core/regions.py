@@ -1,14 +1,12 @@
 """Gold regions other than a box: polygons (OSWorld-G's ``polygon`` box type) and the refusal region.
 
 A polygon is a tuple of (x, y) vertices in ORIGINAL-image pixels, in order (either orientation) and closed
-implicitly (the last vertex joins the first). :func:`point_in_polygon` defines containment:
-
-- a point ON the boundary (within :data:`EDGE_EPS` px of an edge) is inside, as a box's edges are inside a box
-  (:func:`core.geometry.point_in_box`);
-- elsewhere the even-odd rule: a horizontal ray from the point to +x crosses the boundary an odd number of times,
-  a vertex exactly at the ray's height counting for the edge that lies above it (half-open), so concave polygons
-  are exact and a self-intersecting one has the even-odd interior;
-- a degenerate polygon (every vertex on one line: zero area) holds only its boundary, the segments.
+implicitly (the last vertex joins the first). :func:`point_in_polygon` defines containment as OSWorld-G's
+official evaluator does (``_is_point_in_polygon`` of its ``_eval``; docs/evaluation.md cites it): even-odd ray
+casting, a horizontal ray from the point to +x crossing an edge when the edge's ends lie on either side of the
+point's height (``y_i > y`` differs from ``y_j > y``) and the point is strictly left of the crossing. So a point on
+the boundary is inside or outside as the crossing test falls (on a box-shaped polygon: the left and top edges in,
+the right and bottom edges out), and a degenerate polygon (zero area) holds no point at all.
 
 A polygon has at least :data:`MIN_VERTICES` vertices (:func:`polygon_error`). A refusal gold (the instruction's
 target is not on the screen) has no region at all: its gold action is ``impossible`` (:data:`REFUSAL_ACTION`).
@@ -16,7 +14,6 @@ target is not on the screen) has no region at all: its gold action is ``impossib
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,8 +21,6 @@ from core.actions import canonical_action_name
 from core.console import quoted
 from core.numbers import is_finite_number
 
-#: Distance (ORIGINAL px) within which a point counts as lying on a polygon's edge.
-EDGE_EPS = 1e-9
 MIN_VERTICES = 3
 #: The gold action of a refusal row: the target does not exist, the right answer is to refuse (no click).
 REFUSAL_ACTION = "impossible"
@@ -72,26 +67,15 @@ def polygon_bbox(polygon: Polygon) -> tuple[float, float, float, float]:
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _on_edge(x: float, y: float, a: Sequence[float], b: Sequence[float]) -> bool:
-    """Whether (x, y) lies on segment a-b, within :data:`EDGE_EPS` px (a zero-length segment is its point)."""
-    (ax, ay), (bx, by) = a, b
-    if not (min(ax, bx) - EDGE_EPS <= x <= max(ax, bx) + EDGE_EPS
-            and min(ay, by) - EDGE_EPS <= y <= max(ay, by) + EDGE_EPS):
-        return False
-    cross = (bx - ax) * (y - ay) - (by - ay) * (x - ax)
-    return abs(cross) <= EDGE_EPS * math.hypot(bx - ax, by - ay)
-
-
 def point_in_polygon(point: Sequence[float], polygon: Polygon) -> bool:
-    """Whether ``point`` (x, y) lies in ``polygon`` (same frame): boundary included, even-odd rule inside (see the
-    module docstring)."""
+    """Whether ``point`` (x, y) lies in ``polygon`` (same frame), by OSWorld-G's evaluator's test (module docstring):
+    for each edge from the previous vertex j to vertex i, a crossing when ``(y_i > y) != (y_j > y)`` and
+    ``x < (x_j - x_i) * (y - y_i) / (y_j - y_i) + x_i``, computed in that order so exact edges fall as there."""
     x, y = float(point[0]), float(point[1])
     inside = False
-    for i, b in enumerate(polygon):
-        a = polygon[i - 1]
-        if _on_edge(x, y, a, b):
-            return True
-        if (a[1] > y) != (b[1] > y) and x < a[0] + (y - a[1]) * (b[0] - a[0]) / (b[1] - a[1]):
+    for i, (xi, yi) in enumerate(polygon):
+        xj, yj = polygon[i - 1]
+        if (yi > y) != (yj > y) and x < (xj - xi) * (y - yi) / (yj - yi) + xi:
             inside = not inside
     return inside
 
@@ -99,7 +83,8 @@ def point_in_polygon(point: Sequence[float], polygon: Polygon) -> bool:
 def interior_point(polygon: Polygon) -> tuple[float, float]:
     """A point of ``polygon`` for a gold click: the middle of the widest inside stretch of the horizontal line
     through the middle of its bounding box (even-odd, so concave and self-intersecting polygons are handled);
-    a degenerate polygon, which has no inside stretch, gives the mean of its vertices (on its segments)."""
+    a degenerate polygon, which has no inside at all, gives the mean of its vertices (on its segments; no click
+    hits such a gold)."""
     y = (min(p[1] for p in polygon) + max(p[1] for p in polygon)) / 2
     xs = sorted(a[0] + (y - a[1]) * (b[0] - a[0]) / (b[1] - a[1])
                 for a, b in zip((polygon[-1], *polygon[:-1]), polygon, strict=True) if (a[1] > y) != (b[1] > y))
@@ -110,5 +95,5 @@ def interior_point(polygon: Polygon) -> tuple[float, float]:
     return sum(p[0] for p in polygon) / len(polygon), sum(p[1] for p in polygon) / len(polygon)
 
 
-__all__ = ["EDGE_EPS", "MIN_VERTICES", "Polygon", "REFUSAL_ACTION", "REFUSAL_ACTIONS", "as_polygon", "interior_point",
+__all__ = ["MIN_VERTICES", "Polygon", "REFUSAL_ACTION", "REFUSAL_ACTIONS", "as_polygon", "interior_point",
            "point_in_polygon", "polygon_bbox", "polygon_error", "refuses"]

@@ -74,8 +74,8 @@ def read(source: str, path: Path, **kw):
 def test_osworld_g_reader_reads_boxes_polygons_refusals_and_categories(osworld_g):
     raw = json.loads((osworld_g / "OSWorld-G.json").read_text())
     steps, summary = read("osworld_g", osworld_g)  # a folder: its OSWorld-G.json
-    assert summary.read == 4 and not summary.notes
-    box, poly, box2, refusal = steps
+    assert summary.read == 5 and not summary.notes
+    box, poly, box2, refusal, unclassified = steps
     x, y, w, h = raw[0]["box_coordinates"]
     assert box.bbox == (x, y, x + w, y + h) and box.image_size == (1920, 1080)
     assert box.action.type == "click" and box.action.point == (x + w / 2, y + h / 2)
@@ -90,13 +90,14 @@ def test_osworld_g_reader_reads_boxes_polygons_refusals_and_categories(osworld_g
     assert poly.ui_type == "layout_understanding+fine_grained_manipulation"
     assert box2.bbox == (600, 40, 900, 72)
     assert refusal.action.type == "impossible" and refusal.bbox is None and refusal.ui_type == "refusal"
+    assert unclassified.ui_type is None and unclassified.bbox == (0, 0, 48, 24)
     assert [s.id for s in steps] == [f"OSWorld-G:{r['id']}" for r in raw]
 
 
 def test_osworld_g_without_classification_file_says_so(osworld_g):
     (osworld_g / "classification_result.json").unlink()
     steps, summary = read("osworld_g", osworld_g / "OSWorld-G.json")
-    assert [s.ui_type for s in steps] == [None] * 4
+    assert [s.ui_type for s in steps] == [None] * 5
     assert any("classification_result.json" in n for n in summary.notes)
 
 
@@ -181,8 +182,8 @@ def test_bad_row_is_one_line_or_skipped_without_losing_the_others(osworld_g, tmp
     assert not list((tmp_path / "stop").glob("*.parquet"))
     r = runner.invoke(app, [*args, "--output", str(tmp_path / "skip"), "--skip-missing"])
     assert r.exit_code == 0, r.output
-    assert "written 4, skipped 1" in r.output and "invalid box_type" in r.output
-    assert len(list(iter_steps(tmp_path / "skip" / "osworld_g.parquet"))) == 4
+    assert "written 5, skipped 1" in r.output and "invalid box_type" in r.output
+    assert len(list(iter_steps(tmp_path / "skip" / "osworld_g.parquet"))) == 5
 
 
 @pytest.mark.parametrize("vertex", [[10**400, 100], [100, -(10**400)], [1e308 * 10, 5]])
@@ -211,7 +212,7 @@ def test_polygon_vertex_beyond_the_float_range_is_a_row_error(vertex, osworld_g,
         errors = [line for line in r.output.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and "OSWorld-G:FIXTUREPG1-0" in errors[0] and field in errors[0], r.output
         r = runner.invoke(app, [*args, "--output", str(tmp_path / f"skip_{source}"), "--skip-missing"])
-        assert r.exit_code == 0 and "written 3, skipped 1" in r.output and f"invalid {field}" in r.output, r.output
+        assert r.exit_code == 0 and "written 4, skipped 1" in r.output and f"invalid {field}" in r.output, r.output
     preds = tmp_path / "osworld_g.jsonl"
     preds.write_text(json.dumps(_row(0, polygon=[[0, 0], vertex, [0, 5]], point=(0, 0))) + "\n")
     r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", "osworld_g"])
@@ -224,19 +225,24 @@ def test_polygon_vertex_beyond_the_float_range_is_a_row_error(vertex, osworld_g,
 L_SHAPE = ((100, 100), (300, 100), (300, 160), (160, 160), (160, 400), (100, 400))
 
 
-def test_point_in_polygon_concave_edges_and_degenerate():
+def test_point_in_polygon_concave_and_the_official_boundary():
+    """Issue 51 class 1: OSWorld-G's evaluator's ray casting (its ``_is_point_in_polygon``): a point on the left or
+    top side of a crossing is in, on the right or bottom side out; a polygon of zero area holds nothing."""
     assert point_in_polygon((130, 300), L_SHAPE) and point_in_polygon((250, 130), L_SHAPE)
     assert not point_in_polygon((200, 250), L_SHAPE)  # the notch
     assert not point_in_polygon((50, 130), L_SHAPE) and not point_in_polygon((310, 130), L_SHAPE)
-    for boundary in ((100, 250), (300, 130), (160, 300), (230, 160), (300, 100), (160, 160)):
-        assert point_in_polygon(boundary, L_SHAPE), boundary  # edges and vertices count as inside
-    assert not point_in_polygon((160.001, 300), L_SHAPE)
-    line = ((0, 0), (10, 10), (20, 20))  # zero area: only its segments
-    assert point_in_polygon((5, 5), line) and point_in_polygon((20, 20), line)
-    assert not point_in_polygon((5, 6), line)
+    for inside in ((100, 250), (230, 100), (100, 100), (159.999, 300), (230, 159.999)):  # left / top edges, a vertex
+        assert point_in_polygon(inside, L_SHAPE), inside
+    for outside in ((300, 130), (160, 300), (230, 160), (130, 400), (300, 100), (100, 400), (160.001, 300)):
+        assert not point_in_polygon(outside, L_SHAPE), outside  # right / bottom edges, their vertices
+    square = ((0, 0), (10, 0), (10, 10), (0, 10))
+    assert [point_in_polygon(p, square) for p in ((0, 0), (10, 0), (0, 10), (10, 10), (5, 0), (5, 10))] == [
+        True, False, False, False, True, False]
+    line = ((0, 0), (10, 10), (20, 20))  # zero area: no point at all, its segments neither
+    assert not any(point_in_polygon(p, line) for p in ((5, 5), (20, 20), (0, 0), (5, 6)))
     bowtie = ((0, 0), (10, 10), (10, 0), (0, 10))  # self-intersecting: even-odd
     assert point_in_polygon((1, 5), bowtie) and not point_in_polygon((5, 2), bowtie)
-    for polygon in (L_SHAPE, line, bowtie):
+    for polygon in (L_SHAPE, bowtie):
         assert point_in_polygon(interior_point(polygon), polygon)
     assert polygon_error([[0, 0], [1, 1]]) and polygon_error([[0, 0], [1, 1], [1, float("nan")]])
 
@@ -400,6 +406,39 @@ def test_convert_then_eval_all_hit_and_all_miss(source, headline, request, tmp_p
             assert result["metrics"][key] == expected, key
             assert key in r.output
         assert set(result["metrics"]["per_group"].values()) == {expected}
+
+
+def test_osworld_g_verdicts_are_the_official_evaluators(osworld_g, tmp_path):
+    """Issue 51 class 1, through ``data convert`` and ``gui-agent eval``: a click on the polygon's right edge misses
+    and one on its left edge hits (the evaluator's ray casting); an answer nobody can read is a click at the origin
+    (it hits the box at the origin, misses the others, and is no refusal); the row in no category is reported
+    under ``unclassified``."""
+    steps = {s.id: s for s in iter_steps(convert("osworld_g", osworld_g, tmp_path / "unified"))}
+    unreadable = "The search field is near the top of the window."
+    answers = {"OSWorld-G:0FOB4CLBT2-0": _gold_answer(steps["OSWorld-G:0FOB4CLBT2-0"], far=False),
+               "OSWorld-G:FIXTUREPG1-0": None, "OSWorld-G:FIXTUREPG1-1": unreadable,
+               "OSWorld-G:FIXTURERF1-0": unreadable, "OSWorld-G:FIXTUREUC1-0": unreadable}
+
+    def run(edge: tuple[int, int]) -> dict:
+        click = f"<answer>[{{'action': 'click', 'point': [{edge[0]}, {edge[1]}], 'input_text': 'no input text'}}]</answer>"
+        rows = [{"id": s.id, "instruction": s.instruction, **gold_columns(s), "group": s.group, "ui_type": s.ui_type,
+                 "pred": answers[s.id] or click, "resize": {"resized_size": list(s.image_size)}, "backend": "test"}
+                for s in steps.values()]
+        preds, out = tmp_path / f"osworld_g_{edge[0]}.jsonl", tmp_path / f"r_{edge[0]}.json"
+        preds.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", "osworld_g", "--json", str(out)])
+        assert r.exit_code == 0, r.output
+        return json.loads(out.read_text())
+
+    right, left = run((300, 130)), run((100, 250))
+    assert right["unparseable"]["count"] == 3
+    assert right["metrics"]["overall"] == pytest.approx(2 / 5) and left["metrics"]["overall"] == pytest.approx(3 / 5)
+    assert right["counts"]["overall_no_refusal"] == {"hits": 2, "n": 4}
+    assert right["metrics"]["per_group"] == {"text_matching": 0.5, "element_recognition": 1.0,
+                                             "layout_understanding": 0.0, "fine_grained_manipulation": 0.0,
+                                             "refusal": 0.0, "unclassified": 1.0}
+    assert left["metrics"]["per_group"]["layout_understanding"] == 1.0
+    assert right["metrics"]["per_box_type"] == {"bbox": 2 / 3, "polygon": 0.0, "refusal": 0.0}
 
 
 @pytest.mark.parametrize(("files", "benchmark", "line", "needles"), [

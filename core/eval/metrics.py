@@ -32,6 +32,7 @@ from core.eval.registry import (
     MMBENCH_GUI_PLATFORMS,
     OSWORLD_G_BOX_TYPES,
     OSWORLD_G_CATEGORIES,
+    OSWORLD_G_UNCLASSIFIED,
     UI_VISION_CATEGORIES,
     UI_VISION_SETTINGS,
     BENCHMARKS,
@@ -303,14 +304,23 @@ def _label(rec: Record, field: str, allowed: tuple[str, ...], what: str, title: 
     return value
 
 
+def _osworld_g_point(rec: Record, pred: Prediction) -> Prediction:
+    """The answer as OSWorld-G's evaluator scores it: its parser turns an answer without a click (unparseable, or
+    an action without a point that is no refusal) into the point [0, 0, 0, 0], so such a row is scored as a click
+    at the origin (ORIGINAL px; the parse error stays on the row)."""
+    if pred.point is None and not is_refusal(pred):
+        return Prediction(pred.action, (0.0, 0.0), pred.text, pred.direction, pred.error)
+    return pred
+
+
 def _osworld_g_cells(rec: Record, region: str) -> list[tuple[str, str]]:
-    categories = (_optional_str(rec, "ui_type") or "").split(CATEGORY_SEPARATOR)
+    categories = [c for c in (_optional_str(rec, "ui_type") or "").split(CATEGORY_SEPARATOR) if c]
     return ([("all", ""), ("box", region)] + ([("answerable", "")] if region != "refusal" else [])
-            + [("category", c) for c in categories if c])
+            + [("category", c) for c in categories or [OSWORLD_G_UNCLASSIFIED]])
 
 
 def _osworld_g_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
-    per_category, category_counts = cells.table("category", OSWORLD_G_CATEGORIES)
+    per_category, category_counts = cells.table("category", (*OSWORLD_G_CATEGORIES, OSWORLD_G_UNCLASSIFIED))
     per_box, box_counts = cells.table("box", OSWORLD_G_BOX_TYPES)
     metrics = {"overall": cells.frac("all"), "overall_no_refusal": cells.frac("answerable"),
                "refusal": cells.frac("box", "refusal"), "per_group": per_category, "per_box_type": per_box}
@@ -351,18 +361,24 @@ def _mmbench_gui_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
     return metrics, counts
 
 
-#: breakdown -> (the cells a row counts in, given its gold region kind; the published numbers of the cells).
-_BREAKDOWNS: dict[str, tuple[Callable[[Record, str], list[tuple[str, str]]],
+def _as_given(rec: Record, pred: Prediction) -> Prediction:
+    return pred
+
+
+#: breakdown -> (the answer as the benchmark's evaluator reads it; the cells a row counts in, given its gold region
+#: kind; the published numbers of the cells).
+_BREAKDOWNS: dict[str, tuple[Callable[[Record, Prediction], Prediction],
+                             Callable[[Record, str], list[tuple[str, str]]],
                              Callable[[_Cells], tuple[dict[str, Any], dict[str, Any]]]]] = {
-    "osworld_g": (_osworld_g_cells, _osworld_g_scores),
-    "ui_vision": (_ui_vision_cells, _ui_vision_scores),
-    "mmbench_gui": (_mmbench_gui_cells, _mmbench_gui_scores),
+    "osworld_g": (_osworld_g_point, _osworld_g_cells, _osworld_g_scores),
+    "ui_vision": (_as_given, _ui_vision_cells, _ui_vision_scores),
+    "mmbench_gui": (_as_given, _mmbench_gui_cells, _mmbench_gui_scores),
 }
 
 
 def _score_regions(records: Iterable[Record], breakdown: str, fails: Failures) -> dict[str, Any]:
     """Grounding with box / polygon / refusal gold (``registry.REGION_HIT``) and the paper's breakdown."""
-    row_cells, scores = _BREAKDOWNS[breakdown]
+    official, row_cells, scores = _BREAKDOWNS[breakdown]
     cells = _Cells()
     unp = Unparseable()
     n = 0
@@ -371,6 +387,7 @@ def _score_regions(records: Iterable[Record], breakdown: str, fails: Failures) -
         pred = strict_prediction(rec)
         if pred.error:
             unp.add(rec, pred.error)
+        pred = official(rec, pred)
         hit, region, box = region_hit(rec, pred)
         cells.add(row_cells(rec, region), hit)
         if not hit:

@@ -38,19 +38,22 @@ REFUSAL_PREDICTION = (
     "A prediction REFUSES when it parses and its action is `impossible` (terminate(status='failure'), UI-TARS "
     "call_user/fail, OS-Atlas IMPOSSIBLE, GUI-R1 'impossible') or `answer` (a text reply instead of a click), or "
     "its point has both coordinates negative (OSWorld-G's convention, e.g. [-1, -1]). An unparseable prediction "
-    "is wrong on every row and never a refusal; a refusing prediction is wrong on every row with a region."
+    "is never a refusal and is wrong on every row (OSWorld-G: scored as a click at the origin, as there); a "
+    "refusing prediction is wrong on every row with a region."
 )
 REGION_HIT = (
     "hit = the predicted point (ORIGINAL px) inside the gold region: a box [x1, y1, x2, y2] with its edges "
     "(x1 <= x <= x2 and y1 <= y <= y2, as every reference evaluator), or a polygon (gt_polygon, core.regions: "
-    "boundary within 1e-9 px included, even-odd ray casting inside; the references' ray casting leaves part of "
-    "the boundary out, a measure-zero difference); a refusal gold (gt_action impossible) is hit by a refusing "
-    "prediction only. " + REFUSAL_PREDICTION
+    "OSWorld-G's evaluator's even-odd ray casting, which leaves part of the boundary out, e.g. the right and "
+    "bottom edges of a box-shaped polygon; a polygon of zero area holds no point); a refusal gold (gt_action "
+    "impossible) is hit by a refusing prediction only. " + REFUSAL_PREDICTION
 )
 
 #: OSWorld-G's categories in its paper's column order (classification_result.json of github.com/xlang-ai/OSWorld-G).
 OSWORLD_G_CATEGORIES: tuple[str, ...] = ("text_matching", "element_recognition", "layout_understanding",
                                          "fine_grained_manipulation", "refusal")
+#: The group OSWorld-G's evaluation script reports for rows in no category (its ``classification_list`` empty).
+OSWORLD_G_UNCLASSIFIED = "unclassified"
 OSWORLD_G_BOX_TYPES: tuple[str, ...] = ("bbox", "polygon", "refusal")
 #: Joins a row's OSWorld-G categories in its ``ui_type`` (a row may have several).
 CATEGORY_SEPARATOR = "+"
@@ -67,8 +70,10 @@ OSWORLD_G_STRICT = (
     REGION_HIT + " Rows (ui_type = the row's categories joined by '+', from classification_result.json): "
     "overall = hits / ALL rows, refusal rows counted (the paper's Overall); overall_no_refusal = hits / the bbox "
     "and polygon rows (refusal rows out of the denominator: the number for models that cannot refuse); refusal "
-    "= hits / refusal rows; per_group = accuracy per category, a row counting in each of its categories; "
-    "per_box_type = bbox / polygon / refusal."
+    "= hits / refusal rows; per_group = accuracy per category, a row counting in each of its categories and a "
+    "row in none in 'unclassified' (the evaluation script's group); per_box_type = bbox / polygon / refusal. An "
+    "answer without a click (unparseable, or an action without a point that is no refusal) is scored as a click "
+    "at the origin (0, 0): the evaluator's parser gives [0, 0, 0, 0] for it."
 )
 UI_VISION_STRICT = (
     REGION_HIT + " Rows (group = setting basic/functional/spatial, ui_type = application category): "

@@ -114,7 +114,7 @@ def read_osworld_g(input_path: Path, *, images_dir: Path | None = None, skip_mis
     categories = load_categories(classification) if classification.is_file() else None
     if categories is None:
         note(summary, f"no {CLASSIFICATION_FILE} beside {path.name}: rows carry no paper category (ui_type), so "
-                      "gui-agent eval reports no per-category accuracy")
+                      "gui-agent eval reports every row under 'unclassified', as OSWorld-G's script does")
     yield from read_json_steps(
         path, (".json",), skip_missing=skip_missing, summary=summary,
         to_step=lambda rec, record, p: record_to_step(rec, record=record, images_dir=images_dir,
