@@ -441,6 +441,35 @@ def test_osworld_g_verdicts_are_the_official_evaluators(osworld_g, tmp_path):
     assert right["metrics"]["per_box_type"] == {"bbox": 2 / 3, "polygon": 0.0, "refusal": 0.0}
 
 
+def _click(x: float, y: float) -> str:
+    """A GUI-R1 click answer at pixel (x, y) of the unresized screenshot."""
+    return f"<answer>[{{'action': 'click', 'point': [{x}, {y}], 'input_text': 'no input text'}}]</answer>"
+
+
+@pytest.mark.parametrize(("source", "answers", "expected"), [
+    # OSWorld-G: all coordinates in [0, 1] are fractions; (1, 1) is the far corner, not the box at the origin
+    ("osworld_g", {"0FOB4CLBT2-0": (0.748, 0.3154), "FIXTUREPG1-0": (130 / 1280, 300 / 720),
+                   "FIXTUREPG1-1": (0.55, 0.08), "FIXTURERF1-0": (0.5, 0.5), "FIXTUREUC1-0": (1, 1)}, 3 / 5),
+    # MMBench-GUI: neither coordinate above 1 reads as fractions; (1, 320) stays pixels (y > 1)
+    ("mmbench_gui", {"L2_annotations:0": (0.391, 0.143), "L2_annotations:1": (0.1, 0.95),
+                     "L2_annotations:2": (1, 320), "L2_annotations:3": (0.82, 0.94)}, 1.0),
+])
+def test_points_within_0_1_are_fractions_of_the_image(source, answers, expected, request, tmp_path):
+    """Issue 51 class 2, through ``data convert`` and ``gui-agent eval``: a click whose coordinates the official
+    evaluator reads as fractions of the image is scored at (x * W, y * H)."""
+    steps = list(iter_steps(convert(source, request.getfixturevalue(source), tmp_path / "unified")))
+    rows = [{"id": s.id, "instruction": s.instruction, **gold_columns(s), "group": s.group, "ui_type": s.ui_type,
+             "pred": _click(*answers[s.id.split("OSWorld-G:")[-1]]), "resize": {"resized_size": list(s.image_size)},
+             "backend": "test"} for s in steps]
+    assert len(rows) == len(answers)
+    preds, out = tmp_path / f"{source}.jsonl", tmp_path / f"{source}.json"
+    preds.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", source, "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    result = json.loads(out.read_text())
+    assert result["unparseable"]["count"] == 0 and result["metrics"]["overall"] == pytest.approx(expected)
+
+
 @pytest.mark.parametrize(("files", "benchmark", "line", "needles"), [
     (["ui_vision"], "mmbench_gui", 1, ("field 'group'", "'basic' makes this a UI-Vision row", "(ui_vision)")),
     (["mmbench_gui"], "ui_vision", 1, ("field 'group'", "'os_windows' makes this a MMBench-GUI L2 row")),

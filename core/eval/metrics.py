@@ -304,13 +304,33 @@ def _label(rec: Record, field: str, allowed: tuple[str, ...], what: str, title: 
     return value
 
 
+def _with_point(pred: Prediction, point: tuple[float, float]) -> Prediction:
+    return Prediction(pred.action, point, pred.text, pred.direction, pred.error)
+
+
+def _fractions_read(rec: Record, pred: Prediction, as_fractions: Callable[[float, float], bool]) -> Prediction:
+    """``pred`` with its point (x, y) read as fractions of the image, (x * W, y * H) ORIGINAL px, when the
+    benchmark's evaluator reads such a point so (``as_fractions(x, y)``); otherwise unchanged."""
+    if pred.point is None or not as_fractions(*pred.point):
+        return pred
+    w, h = gold_size(rec)
+    return _with_point(pred, (pred.point[0] * w, pred.point[1] * h))
+
+
 def _osworld_g_point(rec: Record, pred: Prediction) -> Prediction:
     """The answer as OSWorld-G's evaluator scores it: its parser turns an answer without a click (unparseable, or
     an action without a point that is no refusal) into the point [0, 0, 0, 0], so such a row is scored as a click
-    at the origin (ORIGINAL px; the parse error stays on the row)."""
+    at the origin (ORIGINAL px; the parse error stays on the row); a point with both coordinates in [0, 1] is read
+    as fractions of the image (``_eval``: ``all(0 <= coord <= 1)``, then ``coord * image_size``)."""
     if pred.point is None and not is_refusal(pred):
-        return Prediction(pred.action, (0.0, 0.0), pred.text, pred.direction, pred.error)
-    return pred
+        return _with_point(pred, (0.0, 0.0))
+    return _fractions_read(rec, pred, lambda x, y: 0 <= x <= 1 and 0 <= y <= 1)
+
+
+def _mmbench_gui_point(rec: Record, pred: Prediction) -> Prediction:
+    """The answer as MMBench-GUI's L2 evaluator scores it: a point with neither coordinate above 1 is read as
+    fractions of the image (``evaluate``: pixels only ``if click_point[0] > 1 or click_point[1] > 1``)."""
+    return _fractions_read(rec, pred, lambda x, y: not (x > 1 or y > 1))
 
 
 def _osworld_g_cells(rec: Record, region: str) -> list[tuple[str, str]]:
@@ -372,7 +392,7 @@ _BREAKDOWNS: dict[str, tuple[Callable[[Record, Prediction], Prediction],
                              Callable[[_Cells], tuple[dict[str, Any], dict[str, Any]]]]] = {
     "osworld_g": (_osworld_g_point, _osworld_g_cells, _osworld_g_scores),
     "ui_vision": (_as_given, _ui_vision_cells, _ui_vision_scores),
-    "mmbench_gui": (_as_given, _mmbench_gui_cells, _mmbench_gui_scores),
+    "mmbench_gui": (_mmbench_gui_point, _mmbench_gui_cells, _mmbench_gui_scores),
 }
 
 

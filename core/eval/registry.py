@@ -73,7 +73,8 @@ OSWORLD_G_STRICT = (
     "= hits / refusal rows; per_group = accuracy per category, a row counting in each of its categories and a "
     "row in none in 'unclassified' (the evaluation script's group); per_box_type = bbox / polygon / refusal. An "
     "answer without a click (unparseable, or an action without a point that is no refusal) is scored as a click "
-    "at the origin (0, 0): the evaluator's parser gives [0, 0, 0, 0] for it."
+    "at the origin (0, 0): the evaluator's parser gives [0, 0, 0, 0] for it. A point with both coordinates in "
+    "[0, 1] is read as fractions of the image (x * W, y * H), as the evaluator reads it."
 )
 UI_VISION_STRICT = (
     REGION_HIT + " Rows (group = setting basic/functional/spatial, ui_type = application category): "
@@ -86,7 +87,8 @@ MMBENCH_GUI_STRICT = (
     "platform-level (the paper's cells); basic / advanced = hits / rows of that level (the reference's "
     "row-weighted mean over platforms); average = (basic + advanced) / 2 (the reference's 'Average accuracy', the "
     "paper's Avg; over the levels present); per_platform = hits / rows per platform, both levels; overall = hits "
-    "/ all rows. Unparseable answers (the reference's 'Error format') count as misses."
+    "/ all rows. Unparseable answers (the reference's 'Error format') count as misses. A point with neither "
+    "coordinate above 1 is read as fractions of the image (x * W, y * H), as the reference reads it."
 )
 NAV_STRICT = (
     "Type = canonical gt action == canonical predicted action over ALL rows. GR = predicted point correct over "
