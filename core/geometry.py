@@ -109,7 +109,12 @@ class ImageGeometry:
         return 1000.0 / self.width, 1000.0 / self.height
 
     def point(self, xy: Sequence[float], src: Frame | str, dst: Frame | str) -> tuple[float, float]:
-        """Convert a point ``(x, y)`` from frame ``src`` to frame ``dst``."""
+        """Convert a point ``(x, y)`` from frame ``src`` to frame ``dst``. A 0-1000 point k becomes ORIGINAL pixels
+        as ``k / 1000 * W``, the models' own code's arithmetic (``k / (1000 / W)`` can differ in the last bit, which
+        decides a click exactly on a box edge)."""
+        if Frame(src) is Frame.GRID1000:
+            xy = float(xy[0]) / 1000 * self.width, float(xy[1]) / 1000 * self.height
+            src = Frame.ORIGINAL
         sx0, sy0 = self.scale(src)
         sx1, sy1 = self.scale(dst)
         return float(xy[0]) / sx0 * sx1, float(xy[1]) / sy0 * sy1

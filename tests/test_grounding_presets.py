@@ -93,3 +93,17 @@ def test_every_grounding_preset_on_every_grounding_benchmark(preset, bench, file
         data = _eval(rows, bench, preset, tmp_path / f"{bench}_{expected}.jsonl")
         assert data["n_rows"] == len(rows) and data["unparseable"]["count"] == 0, data["unparseable"]
         assert data["metrics"]["overall"] == expected, (expected, data["metrics"])
+
+
+@pytest.mark.parametrize("preset", ["uitars", "uivenus15", "guiowl15", "mai_ui"])
+def test_grid1000_answer_maps_as_k_over_1000_times_the_width(preset, tmp_path):
+    """Issue 51 class 3: the models' code maps a 0-1000 answer k to k / 1000 * W. On a 1920-px screen 29 is
+    29 / 1000 * 1920 = 55.68 px, the left edge of the gold box, so ``eval --preset`` scores a hit (29 / (1000 /
+    1920) is 55.67999999999999, a miss); 28 stays a miss."""
+    geometry = get_preset(preset).geometry(1920, 1080, "screenspot")
+    rows = [{"id": f"e{x}", "instruction": "Open the menu", "gt_action": "click", "gt_bbox": [55.68, 500, 80, 600],
+             "image_size": [1920, 1080], "group": "web", "ui_type": "icon", "pred": answer_in_frame(preset, x, 500),
+             "resize": {"resized_size": [geometry.resized_width, geometry.resized_height]}} for x in (29, 28)]
+    data = _eval(rows, "screenspot", preset, tmp_path / "screenspot_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["counts"]["n"] == 2, data
+    assert data["metrics"]["overall"] == 0.5, data["metrics"]
