@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         step = json.loads((out / "start" / "start.json").read_text())["step"]
         raw = models / "more_sft-llamafactory"
         train_sft(sft_raw / f"checkpoint-{step}", "agent_rl_tasks",
-                  {**s["overrides"], "max_steps": steps, "save_strategy": "no", "warmup_steps": 0}, raw, "more_sft")
+                  {**s["overrides"], "max_steps": steps, "save_steps": steps, "warmup_steps": 0}, raw, "more_sft")
         demo.handoff(raw, models / "more_sft", processor_from=base)
         atomic_write_text(out / "curves" / "more_sft.json", json.dumps({"steps": steps, "sft_s_per_step": per_step,
                                                                           "budget_s": times["grpo"]["wall_s"]}))
