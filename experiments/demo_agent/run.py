@@ -47,6 +47,7 @@ require("torch", "transformers", "yaml")
 demo = load_script("demo_run", ROOT / "experiments" / "demo" / "run.py")  # stages, commands, hand-off: make demo's
 report = load_script("demo_agent_report", HERE / "report.py")
 
+from core.agent_recipe import AgentRecipe  # noqa: E402
 from core.io import atomic_write_text  # noqa: E402
 
 RL, LF = demo.RL, demo.LF
@@ -65,15 +66,14 @@ def task_ids(split: str, n: int, skip: int = 0) -> list[str]:
     return [t.id for t in tasks[skip:skip + n]]
 
 
-def write_sft_data(recipe_path: Path, model: Path, ids: list[str], out: Path, name: str) -> dict[str, Any]:
-    """Scripted episodes of ``ids`` as LLaMA-Factory dataset ``name`` in ``out`` (core.rollout.sft)."""
+def write_sft_data(recipe: Any, model: Path, ids: list[str], out: Path, name: str) -> dict[str, Any]:
+    """Scripted episodes of ``ids`` under ``recipe`` (an AgentRecipe) as LLaMA-Factory dataset ``name`` in ``out``
+    (core.rollout.sft)."""
     from transformers import AutoTokenizer
 
-    from core.agent_recipe import AgentRecipe
     from core.rollout.sft import scripted_transcripts, tools_system_text, write_llamafactory_sft
     from core.world import get_task
 
-    recipe = AgentRecipe.load(recipe_path)
     system = tools_system_text(AutoTokenizer.from_pretrained(model), recipe)
     counts = write_llamafactory_sft(scripted_transcripts([get_task(i) for i in ids], recipe), out, name=name,
                                     system=system)
@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     run = demo.run
     t_start = time.monotonic()
     recipe = ROOT / cfg["recipe"]
+    agent_recipe = AgentRecipe.load(recipe)  # read once: the SFT data and SFT's image bound
     ga = [RL / "gui-agent"]
     models, data = out / "models", out / "data"
     s, r, e = cfg["sft"], cfg["rl"], cfg["eval"]
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     sft_ids = task_ids("agent_train", s["tasks"])
     data_key = {**recipe_key, "sft_tasks": s["tasks"]}
     stages("sft_data", data_key, [data / "lf" / "dataset_info.json"],
-           lambda: write_sft_data(recipe, base, sft_ids, data / "lf", "agent_sft"))
+           lambda: write_sft_data(agent_recipe, base, sft_ids, data / "lf", "agent_sft"))
     sft_raw = models / "sft-llamafactory"
     sft_key = {**data_key, "sft": s}
 
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(raw, ignore_errors=True)
         (logs / f"{log_name}.log").unlink(missing_ok=True)
         overrides = {**overrides, "model_name_or_path": start, "dataset": dataset, "dataset_dir": data / "lf",
-                     "output_dir": raw, "template": "qwen3_vl_nothink", "image_max_pixels": _recipe(recipe)[0],
+                     "output_dir": raw, "template": "qwen3_vl_nothink", "image_max_pixels": agent_recipe.max_screenshot_pixels,
                      "image_min_pixels": 1024, "seed": seed, "data_seed": seed, "report_to": "none",
                      "bf16": "false", "deepspeed": "null", "dataloader_num_workers": 0,
                      "preprocessing_num_workers": 1, "overwrite_cache": "true"}
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         run's time buys at the SFT stage's seconds a step. Wall time on the same 2 cores stands for CPU time: both
         stages keep both cores busy, and the Ray workers of a verl launch are not this process's children, so their
         CPU seconds cannot be counted here."""
-        write_sft_data(recipe, base, rl_ids, data / "lf", "agent_rl_tasks")
+        write_sft_data(agent_recipe, base, rl_ids, data / "lf", "agent_rl_tasks")
         times = report.stage_times(out)
         per_step = times["sft"]["wall_s"] / s["overrides"]["max_steps"]
         steps = max(1, math.floor(times["grpo"]["wall_s"] / per_step))
@@ -236,13 +237,6 @@ def main(argv: list[str] | None = None) -> int:
                                  wall_s=time.monotonic() - t_start, families=cfg["families"])
     print(folder)
     return 0
-
-
-def _recipe(path: Path) -> tuple[int]:
-    """The recipe's screenshot pixel cap (LLaMA-Factory's image_max_pixels: the SFT images are already capped)."""
-    from core.agent_recipe import AgentRecipe
-
-    return (AgentRecipe.load(path).max_screenshot_pixels,)
 
 
 if __name__ == "__main__":

@@ -267,13 +267,13 @@ def trainer_class() -> type:
 
         # ------------------------------------------------------------------ advantages
         def _compute_advantage(self, batch, metrics):
-            import transfer_queue as tq
-
             shuffled = None
             if self.rl.shuffle_seed is not None:
                 shuffled = self._shuffle_rewards(batch, metrics)
             if self.rl.estimator not in OWN_ESTIMATORS:
                 return super()._compute_advantage(batch, metrics)
+            import transfer_queue as tq
+
             keys, data = step_samples(batch, ["response_mask", "rm_scores", "extra_fields"])
             extras = shuffled if shuffled is not None else data["extra_fields"]
             advantages, adv_metrics = token_advantages(self.rl, keys, data["response_mask"], data["rm_scores"],
