@@ -536,10 +536,12 @@ def get_preset(name: str) -> Preset:
         raise ValueError(f"unknown preset {quoted(name)}; known: {', '.join(PRESETS)}") from None
 
 
-def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> dict[str, Any]:
+def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
+                reading: str = "authors") -> dict[str, Any]:
     """``row`` (a prediction row) with ``pred_action`` / ``pred_coord`` (ORIGINAL pixels) / ``pred_input_text`` /
     ``parse_ok`` / ``parse_error`` recomputed from its raw ``pred`` with the preset's parser and frame, whatever
-    they said before. The resized size is the row's ``resize.resized_size`` when recorded, else the preset's
+    they said before. ``reading`` ``authors`` (the default) parses and maps as the model's authors' code does
+    (:mod:`core.authors`; issue 51), ``tolerant`` with the project's own parser (``preset.parser``). The resized size is the row's ``resize.resized_size`` when recorded, else the preset's
     resize of ``image_size``. A zoom row whose fields hold the second answer (``zoom.used`` ``second``,
     ``infer --zoom``) is re-parsed from that answer, on the crop as the model saw it, and mapped back as
     :mod:`core.inference.zoom` maps it (:func:`core.inference.zoom.second_answer`, then
@@ -547,8 +549,8 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
     ``parse_error`` set."""
     from core.actions import NO_INPUT_TEXT
     from core.geometry import from_crop
+    from core.authors import read_answer
     from core.inference.zoom import second_answer
-    from core.parsers import parse_action
 
     out = dict(row, pred_action=None, pred_coord=None, pred_input_text=NO_INPUT_TEXT, parse_ok=False,
                pred_frame=Frame.ORIGINAL.value)
@@ -577,7 +579,7 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
         if isinstance(geometry, str):
             out["parse_error"] = geometry
             return out
-    result = parse_action(text, fmt=preset.parser)
+    result, authors = read_answer(text, preset.name, preset.parser, reading)
     if not result.ok or result.action is None:
         out["parse_error"] = result.error or "no action"
         return out
@@ -588,6 +590,13 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None) -> d
         out["pred_action"] = result.action.action
         return out
     point = action.point
+    if point is not None and authors is not None and authors.to_original is not None \
+            and result.action.point is not None:
+        try:
+            point = authors.to_original(result.action.point, geometry)
+        except (ValueError, OverflowError) as e:
+            out["parse_error"] = f"point: {e}"
+            return out
     if point is not None and crop is not None:
         point = from_crop(point, crop)
     out.update(parse_ok=True, parse_error=None, pred_action=action.type,

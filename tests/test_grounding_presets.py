@@ -23,7 +23,7 @@ from core.cli import app
 from core.geometry import Frame, ImageGeometry
 from core.inference.bench import iter_benchmark
 from core.inference.rows import gold_columns
-from core.presets import PRESETS, get_preset
+from core.presets import PRESETS, get_preset, reparse_row
 from core.prompts import get_template
 
 runner = CliRunner()
@@ -107,3 +107,52 @@ def test_grid1000_answer_maps_as_k_over_1000_times_the_width(preset, tmp_path):
     data = _eval(rows, "screenspot", preset, tmp_path / "screenspot_test.jsonl")
     assert data["unparseable"]["count"] == 0 and data["counts"]["n"] == 2, data
     assert data["metrics"]["overall"] == 0.5, data["metrics"]
+
+
+def _gold_rows(answers: dict[str, str], box: list[float], size: tuple[int, int] = (1920, 1080),
+               resized: tuple[int, int] | None = None) -> list[dict]:
+    """ScreenSpot rows with the gold ``box`` on a ``size`` screen, one per answer (id -> the model's text)."""
+    return [{"id": key, "instruction": "Open the menu", "gt_action": "click", "gt_bbox": box, "image_size": list(size),
+             "group": "web", "ui_type": "icon", "pred": pred,
+             **({"resize": {"resized_size": list(resized)}} if resized else {})} for key, pred in answers.items()]
+
+
+def _verdicts(rows: list[dict], preset: str, reading: str = "authors") -> dict[str, list[float] | None]:
+    """Each row's point (ORIGINAL px) as ``eval --preset`` reads it (``reading``), None where unparseable."""
+    out = {}
+    for row in rows:
+        got = reparse_row(row, get_preset(preset), "screenspot", reading)
+        out[row["id"]] = got["pred_coord"] if got["parse_ok"] else None
+    return out
+
+
+@pytest.mark.parametrize("preset,write", [
+    ("step_gui", lambda x: f"<THINK> tap it </THINK>\nexplain:tap it\taction:CLICK\tpoint:{x},500\tsummary:tapped"),
+    ("uground", lambda x: f"({x}, 500)"),
+])
+def test_authors_truncate_the_mapped_point(preset, write, tmp_path):
+    """Issue 51 class 3: GELab-Zero's device mapping (mobile_action_helper.py:361-362) and UGround's script
+    (uground_qwen2vl.py:73-74) truncate k / 1000 * W with int(): on a 1920-px screen 29 is pixel 55, left of a box
+    that starts at 55.5 (a miss), where the exact 55.68 would hit; 30 is pixel 57, a hit."""
+    rows = _gold_rows({"e29": write(29), "e30": write(30)}, [55.5, 500, 80, 600])
+    data = _eval(rows, "screenspot", preset, tmp_path / "screenspot_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["metrics"]["overall"] == 0.5, data
+    assert _verdicts(rows, preset) == {"e29": [55.0, 540.0], "e30": [57.0, 540.0]}
+    tolerant = _verdicts(rows, preset, "tolerant")
+    assert tolerant["e29"] == [55.68, 540.0] and tolerant["e30"] == pytest.approx([57.6, 540.0])
+
+
+def test_gelab_and_uground_formats_as_their_code_reads_them():
+    """GELab-Zero's parser and front end need ``action`` (exactly CLICK) and ``explain``, integer points;
+    UGround's script evaluates the whole answer as two numbers (a bare ``x, y`` too), text around it fails."""
+    gelab = _gold_rows({"no_explain": "<THINK> t </THINK>\naction:CLICK\tpoint:29,500",
+                        "bare_point": "explain:x\tpoint:29,500", "lower": "explain:x\taction:click\tpoint:29,500",
+                        "decimal": "explain:x\taction:CLICK\tpoint:29.5,500",
+                        "no_think": "explain:x\taction:CLICK\tpoint:30 500"}, [0, 0, 10, 10])
+    assert _verdicts(gelab, "step_gui") == {"no_explain": None, "bare_point": None, "lower": None, "decimal": None,
+                                             "no_think": [57.0, 540.0]}
+    assert all(v is not None for k, v in _verdicts(gelab, "step_gui", "tolerant").items() if k != "decimal")
+    uground = _gold_rows({"tuple": "(30, 500)", "bare": "30, 500", "list": "[30.5, 500]", "text": "Click (30, 500)",
+                          "three": "(30, 500, 1)"}, [0, 0, 10, 10])
+    assert _verdicts(uground, "uground") == {"tuple": [57.0, 540.0], "bare": [57.0, 540.0], "list": [58.0, 540.0],
+                                            "text": None, "three": None}

@@ -182,7 +182,7 @@ def answer_in_frame(preset: str, x: float, y: float) -> str:
         "guiowl15": f'<tool_call>{{"name": "computer_use", "arguments": {{"action": "left_click", "coordinate": '
                     f'[{xi}, {yi}]}}}}</tool_call>',
         "mai_ui": f'<answer>{{"coordinate": [{xi}, {yi}]}}</answer>',
-        "step_gui": f"point:{xi},{yi}",
+        "step_gui": f"explain:tap\taction:CLICK\tpoint:{xi},{yi}",
     }[preset]
 
 
@@ -610,7 +610,8 @@ def test_eval_preset_on_navigation_follows_infers_rule(preset, tmp_path):
 def test_eval_preset_refuses_numbers_it_cannot_read_whole(preset, pred, reason, tmp_path):
     """A number the preset's parser cannot read whole makes the row unparseable, named with the reason; before,
     its pieces were read as extra numbers and scored as a box."""
-    res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows(preset)[0], pred=pred))], preset)
+    res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows(preset)[0], pred=pred))], preset, "screenspot",
+                           "--reading", "tolerant")
     assert res.exit_code == 0, res.output
     assert data["counts"]["hits"] == 0 and data["unparseable"]["count"] == 1 and reason in res.output
 

@@ -13,6 +13,8 @@ from core.presets import PRESETS, REPRODUCED_WITHIN
 
 _BENCH_HELP = "Benchmark: " + ", ".join(BENCHMARKS) + "."
 _MODE_HELP = "strict (the field's definition, default) or guir1 (GUI-R1's evaluator, number for number)."
+_READING_HELP = ("With --preset: authors (default: parse and map each answer as the model's authors' own code does, "
+                 "core.authors) or tolerant (this project's parsers: more spellings accepted, exact mapping).")
 
 
 def _fail(msg: str) -> None:
@@ -28,10 +30,12 @@ REPORT_FILES: tuple[str, ...] = ("report.json", "report.md", "plots/*_bars.png",
 MAX_INPUTS_NAMED = 5
 
 
-def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, preset: str | None = None):
+def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, preset: str | None = None,
+           reading: str = "authors"):
     """Score ``paths``; returns ``(EvalResult, its JSON with "data")``: the prediction files and the benchmark
     files their rows were predicted from (``image_source``), so every table can name what it ran on. With
-    ``preset`` every row's raw ``pred`` is re-parsed with that model preset's parser and frame."""
+    ``preset`` every row's raw ``pred`` is re-parsed with that model preset's parser and frame, read as
+    ``reading`` says (``data.reading``)."""
     from core.eval.io import PredictionFileError, Record, iter_records
     from core.eval.metrics import score_records
 
@@ -47,7 +51,7 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, pres
             _fail(f"--preset: {e}")
 
         def reparse(rec):
-            return Record(rec.where, reparse_row(rec.row, chosen, benchmark))
+            return Record(rec.where, reparse_row(rec.row, chosen, benchmark, reading))
 
     def noting_inputs(records):
         for rec in records:
@@ -70,8 +74,14 @@ def _score(paths: list[Path], benchmark: str, mode: str, max_failures: int, pres
         _fail(error_line(e))
     data = {"predictions": [p.name for p in paths], "inputs": list(inputs)}
     if preset is not None:
-        data["preset"] = preset
+        data["preset"], data["reading"] = preset, reading
     return result, {**result.to_json(), "data": data}
+
+
+def _check_reading(reading: str) -> None:
+    """``--reading`` is one of :data:`core.authors.READINGS`; one error line and exit 2 otherwise."""
+    if reading not in ("authors", "tolerant"):
+        _fail(f"--reading {quoted(reading)}: unknown; known: authors, tolerant")
 
 
 def _refuse_existing_outputs(outputs: list[tuple[str, Path | None]], overwrite: bool) -> None:
@@ -158,6 +168,7 @@ def register(app: typer.Typer) -> None:
         preset: str | None = typer.Option(None, "--preset", help=(
             f"Model preset (core.presets: {', '.join(PRESETS)}): re-parse every row's raw 'pred' with its parser "
             "and coordinate frame, whatever the pred_* fields say.")),
+        reading: str = typer.Option("authors", "--reading", help=_READING_HELP),
     ) -> None:
         """Score one benchmark's predictions (GUI-R1's prediction rows, or this project's with raw text)."""
         from core.eval.report import (
@@ -176,8 +187,9 @@ def register(app: typer.Typer) -> None:
         plot_folder, gallery_folder = _claim_folders([("--plots", "eval-plots", plots, plot_files(benchmark)),
                                                       ("--gallery", "eval-gallery", gallery, GALLERY_FILES)],
                                                      overwrite)
+        _check_reading(reading)
         console = make_console()
-        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0, preset)
+        result, data = _score(predictions, benchmark, mode, max_failures if gallery else 0, preset, reading)
         print_result(data, console)
         run = make_run(name or _run_name(json_out, predictions[0]), mode, [data])
         from core.outputs import user_errors
@@ -213,11 +225,13 @@ def register(app: typer.Typer) -> None:
                                        "in --out (only those)."),
         preset: str | None = typer.Option(None, "--preset", help="Model preset: re-parse every row's raw 'pred' "
                                           "with its parser and frame (see gui-agent eval --preset)."),
+        reading: str = typer.Option("authors", "--reading", help=_READING_HELP),
     ) -> None:
         """Score every benchmark file of a predictions folder and write the combined report."""
         from core.eval.registry import benchmark_for_file
         from core.eval.report import make_run, markdown_report, print_result, write_json, write_text
 
+        _check_reading(reading)
         console = make_console()
         if not pred_dir.is_dir():
             _fail(f"--pred-dir {pred_dir} is not a folder")
@@ -244,7 +258,7 @@ def register(app: typer.Typer) -> None:
             if mode not in BENCHMARKS[bench].modes:
                 console.print(styled(f"{bench}: no {mode} mode (not part of GUI-R1's evaluator); skipped", "yellow"))
                 continue
-            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0, preset)
+            result, data = _score(groups[bench], bench, mode, max_failures if gallery else 0, preset, reading)
             print_result(data, console)
             _pictures(result, files.sub("plots") if plots else None,
                       files.sub(f"gallery/{bench}") if gallery else None, image_root, console)

@@ -206,13 +206,16 @@ def _groups_in_order(per: Mapping[str, Any], known: tuple[str, ...]) -> list[str
 
 def data_label(result: Mapping[str, Any]) -> str:
     """``n=<rows>`` and the files a result was scored from: its prediction files and, where the rows record it
-    (``image_source``), the benchmark data the predictions were made on."""
+    (``image_source``), the benchmark data the predictions were made on; with ``eval --preset``, the preset and
+    the reading of its answers (``authors`` / ``tolerant``; a result written before readings existed: tolerant)."""
     data = result.get("data") or {}
     label = f"n={result['n_rows']}"
     if data.get("predictions"):
         label += f", predictions {', '.join(data['predictions'])}"
     if data.get("inputs"):
         label += f" on {', '.join(data['inputs'])}"
+    if isinstance(data.get("preset"), str):  # which reading of the answers produced the numbers (core.authors)
+        label += f", preset {data['preset']}, {data.get('reading', 'tolerant')} reading"
     return label
 
 
