@@ -64,6 +64,16 @@ def smart_resize(
     return h_bar, w_bar
 
 
+def budget_resize(width: int, height: int, max_pixels: int) -> tuple[int, int]:
+    """(width, height) scaled to at most ``max_pixels`` keeping the aspect ratio, each side rounded (Python's
+    ``round``); unchanged when already within. InfiGUI-G1's first resize step (InfiXAI/InfiGUI-G1 @ 22208e4
+    ``eval/data.py:298-312`` ``resize_image``), before its ``smart_resize`` (``eval/eval.py:41-44``)."""
+    if width * height <= max_pixels:
+        return width, height
+    scale = math.sqrt(max_pixels / (width * height))
+    return round(width * scale), round(height * scale)
+
+
 class Frame(str, Enum):
     ORIGINAL = "original"
     RESIZED = "resized"
@@ -89,8 +99,12 @@ class ImageGeometry:
         factor: int = QWEN25VL_FACTOR,
         min_pixels: int = QWEN25VL_MIN_PIXELS,
         max_pixels: int = QWEN25VL_MAX_PIXELS,
+        prescale_max_pixels: int | None = None,
     ) -> ImageGeometry:
-        rh, rw = smart_resize(height, width, factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
+        """The sizes under ``smart_resize``; with ``prescale_max_pixels``, the image is first scaled to that pixel
+        budget (:func:`budget_resize`) and that size is smart-resized (InfiGUI-G1's two steps)."""
+        sw, sh = (width, height) if prescale_max_pixels is None else budget_resize(width, height, prescale_max_pixels)
+        rh, rw = smart_resize(sh, sw, factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
         return cls(width=width, height=height, resized_width=rw, resized_height=rh)
 
     @classmethod
@@ -203,7 +217,7 @@ def to_crop(point: Sequence[float], box: Sequence[int]) -> tuple[float, float]:
 
 
 __all__ = [
-    "Frame", "GUIR1_TRAIN_MAX_PIXELS", "GUIR1_TRAIN_MIN_PIXELS", "ImageGeometry", "QWEN25VL_FACTOR",
+    "Frame", "GUIR1_TRAIN_MAX_PIXELS", "budget_resize", "GUIR1_TRAIN_MIN_PIXELS", "ImageGeometry", "QWEN25VL_FACTOR",
     "QWEN25VL_MAX_PIXELS", "QWEN25VL_MIN_PIXELS", "QWEN3VL_FACTOR", "box_center", "clip_box", "from_crop",
     "normalized_distance", "point_in_box", "smart_resize", "to_crop", "xywh_to_xyxy", "zoom_box", "zoom_size",
 ]

@@ -81,6 +81,8 @@ class Preset:
     factor: int = QWEN25VL_FACTOR
     benchmark_max_pixels: dict[str, int] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    #: A first resize to this pixel budget before ``smart_resize`` (InfiGUI-G1's two steps); None: one step.
+    prescale_max_pixels: int | None = None
 
     def template_for(self, benchmark: str | None) -> str:
         """The template for a benchmark: its own entry, else by the benchmark's kind (grounding or navigation);
@@ -132,7 +134,8 @@ class Preset:
     def geometry(self, width: int, height: int, benchmark: str | None = None) -> ImageGeometry:
         """The image sizes of a ``width`` x ``height`` screenshot under this preset's resize."""
         low, high = self.pixel_bounds(benchmark)
-        return ImageGeometry.for_model(width, height, factor=self.factor, min_pixels=low, max_pixels=high)
+        return ImageGeometry.for_model(width, height, factor=self.factor, min_pixels=low, max_pixels=high,
+                                       prescale_max_pixels=self.prescale_max_pixels)
 
 
 _GUIR1_TEMPLATES = {
@@ -287,13 +290,15 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
             answer="(x,y), pixels of the resized image (the README multiplies by original/resized)",
             refusal="none: the prompt has no refusal form"),
     _preset("infigui_g1", "InfiGUI-G1 (3B / 7B, Qwen2.5-VL)", "infigui", Frame.RESIZED,
-            {"grounding": "infigui-g1-grounding"}, 1024, bounds=INFIGUI_G1_PIXELS,
+            {"grounding": "infigui-g1-grounding"}, 1024, bounds=(INFIGUI_G1_PIXELS[0], QWEN25VL_MAX_PIXELS),
+            prescale_max_pixels=INFIGUI_G1_PIXELS[1],
             prompt=f"{INFIGUI_REPO} eval/prompts.py InfiguiG1Prompt (think_mode 1, eval/eval.py's default)",
             messages="system message (thinking), then one user turn: the screenshot, its resized size and the query "
                      "(same file)",
             decoding=f"{INFIGUI_REPO} eval/eval.py: --temperature 0.0, --max-tokens 1024 (defaults)",
-            pixels=f"{INFIGUI_REPO} eval/eval.py: --max-image-tokens 5600 (x 28 x 28 = 4,390,400), then "
-                   "smart_resize (min 3,136)",
+            pixels=f"{INFIGUI_REPO} eval/eval.py:41-44: resize_image to --max-image-tokens 5600 x 28 x 28 = "
+                   "4,390,400 pixels (eval/data.py:298-312, sides rounded), then smart_resize(max_pixels=12845056, "
+                   "min 3,136, factor 28) of that size",
             answer='<think>..</think>[{"point_2d": [x, y]}, ...], pixels of the resized image; the first point is '
                    "scored (eval/prompts.py calculate_metrics)",
             refusal="[] (eval/prompts.py: no prediction is right where the sample has no target)"),

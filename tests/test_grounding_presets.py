@@ -156,3 +156,26 @@ def test_gelab_and_uground_formats_as_their_code_reads_them():
                           "three": "(30, 500, 1)"}, [0, 0, 10, 10])
     assert _verdicts(uground, "uground") == {"tuple": [57.0, 540.0], "bare": [57.0, 540.0], "list": [58.0, 540.0],
                                             "text": None, "three": None}
+
+
+def test_infigui_g1_resizes_in_two_steps_as_its_eval_script(tmp_path):
+    """Issue 51 class 4: InfiGUI-G1's eval.py scales the screenshot to its 4,390,400-pixel budget (sides rounded:
+    3840 x 2160 -> 2794 x 1571), then smart_resizes that: 2800 x 1568 (one smart_resize with that maximum gives
+    2772 x 1568). infer sends that size (its resize policy from the preset) and eval maps the answer with it: 700
+    resized px is 960 original px, the left edge of the gold box (a hit; 2772 wide it would be 969.7, a miss)."""
+    from core.geometry import smart_resize
+    from core.inference.requests import ResizePolicy
+
+    p = get_preset("infigui_g1")
+    g = p.geometry(3840, 2160, "screenspot_pro")
+    assert (g.resized_width, g.resized_height) == (2800, 1568)
+    assert smart_resize(2160, 3840, 28, 3136, 5600 * 28 * 28) == (1568, 2772)  # the one-step size it replaces
+    policy = ResizePolicy.from_options(preset_bounds=p.pixel_bounds("screenspot_pro"),
+                                       prescale_max_pixels=p.prescale_max_pixels, factor=p.factor)
+    assert policy.geometry(3840, 2160) == g and policy.record(g)["prescale_max_pixels"] == 5600 * 28 * 28
+    small = p.geometry(1920, 1080, "screenspot_pro")  # within the budget: smart_resize alone
+    assert (small.resized_width, small.resized_height) == (1932, 1092)
+    answer = '<think>The gear icon.</think>\n[{"point_2d": [%d, 500]}]'
+    rows = _gold_rows({"edge": answer % 700, "left": answer % 699}, [960, 600, 990, 700], size=(3840, 2160))
+    data = _eval(rows, "screenspot_pro", "infigui_g1", tmp_path / "screenspot_pro_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["metrics"]["overall"] == 0.5, data

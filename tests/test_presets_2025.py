@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.cli import app
-from core.geometry import Frame, ImageGeometry, smart_resize
+from core.geometry import Frame, ImageGeometry, budget_resize, smart_resize
 from core.parsers import REFUSAL_ACTION, parse_action
 from core.presets import (
     OFFICIAL_RESULTS,
@@ -54,13 +54,15 @@ REFUSALS = {
                 "</tool_call>",
     "step_gui": "<THINK> not on the screen </THINK>\nexplain:absent\taction:ABORT\tvalue:no such element",
 }
+#: InfiGUI-G1's first resize step (eval/eval.py:41-44): the screenshot scaled to 5600 image tokens, then smart_resize.
+PRESCALE = {"infigui_g1": 5600 * 28 * 28}
 # The published settings (docs/presets.md): template, max new tokens, min / max pixels, patch factor.
 SETTINGS = {
     "guig2": ("guig2-grounding", 128, 3136, 12_845_056, 28),
     "uivenus": ("uivenus-grounding", 128, 2_000_000, 4_800_000, 28),
     "uivenus15": ("uivenus15-grounding", 256, 3136, 12_845_056, 32),
     "gta1": ("gta1-grounding", 32, 3136, 4096 * 2160, 28),
-    "infigui_g1": ("infigui-g1-grounding", 1024, 3136, 5600 * 28 * 28, 28),
+    "infigui_g1": ("infigui-g1-grounding", 1024, 3136, 12_845_056, 28),  # after its 5600-token budget (PRESCALE)
     "guiowl15": ("guiowl15-grounding", 2048, 196 * 32 * 32, 9800 * 32 * 32, 32),
     "mai_ui": ("mai-ui-grounding", 256, 1024, 6_553_600, 32),
     "step_gui": ("gelab-zero-mobile", 512, 65_536, 16_777_216, 32),
@@ -93,8 +95,10 @@ def test_dry_run_sends_the_published_settings(preset, screenspot, tmp_path):
     for r in _dry_run(screenspot, preset, tmp_path):
         assert r["template"] == template and r["error"] is None, r
         w, h = r["image_size"]
+        if preset in PRESCALE:
+            w, h = budget_resize(w, h, PRESCALE[preset])
         rh, rw = smart_resize(h, w, factor=factor, min_pixels=low, max_pixels=high)
-        assert r["resized_size"] == [rw, rh]
+        assert r["resized_size"] == [rw, rh] and r["resize"].get("prescale_max_pixels") == PRESCALE.get(preset)
         assert (r["resize"]["min_pixels"], r["resize"]["max_pixels"], r["resize"]["factor"]) == (low, high, factor)
         assert r["generation"]["max_new_tokens"] == tokens and r["generation"]["temperature"] == 0.0
         assert "".join(m["content"] for m in r["messages"]).count("<image>") == 1

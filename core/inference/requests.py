@@ -40,6 +40,8 @@ class ResizePolicy:
     max_pixels: int = GUIR1_TRAIN_MAX_PIXELS
     factor: int = QWEN25VL_FACTOR
     recipe: str | None = None
+    #: A first resize to this pixel budget before ``smart_resize`` (a preset's, InfiGUI-G1); None: one step.
+    prescale_max_pixels: int | None = None
 
     def __post_init__(self) -> None:
         if self.min_pixels <= 0 or self.max_pixels < self.min_pixels:
@@ -50,7 +52,7 @@ class ResizePolicy:
     def geometry(self, width: int, height: int) -> ImageGeometry:
         """Sizes of a ``width`` x ``height`` (ORIGINAL pixels) screenshot in every frame."""
         return ImageGeometry.for_model(width, height, factor=self.factor, min_pixels=self.min_pixels,
-                                       max_pixels=self.max_pixels)
+                                       max_pixels=self.max_pixels, prescale_max_pixels=self.prescale_max_pixels)
 
     def record(self, geometry: ImageGeometry | None) -> dict[str, Any]:
         """The ``resize`` field of a prediction row (``resized_size`` is [W, H] pixels, None when unknown;
@@ -63,16 +65,20 @@ class ResizePolicy:
         }
         if self.recipe is not None:
             out["recipe"] = self.recipe
+        if self.prescale_max_pixels is not None:
+            out["prescale_max_pixels"] = self.prescale_max_pixels
         return out
 
     @classmethod
     def from_options(cls, *, recipe: str | Path | None = None, min_pixels: int | None = None,
                      max_pixels: int | None = None, factor: int = QWEN25VL_FACTOR,
-                     preset_bounds: tuple[int, int] | None = None) -> ResizePolicy:
+                     preset_bounds: tuple[int, int] | None = None,
+                     prescale_max_pixels: int | None = None) -> ResizePolicy:
         """The policy of ``gui-agent infer`` / ``rollout`` flags: bounds from the training ``recipe`` file
         (:func:`core.recipes.recipe_pixel_bounds`, the same bounds ``gui-agent data convert --recipe`` exports
-        at), else a model preset's ``preset_bounds`` (min, max), else GUI-R1's training bounds; explicit
-        ``min_pixels`` / ``max_pixels`` win. ``ValueError`` (``core.recipes.RecipeError``) for an unreadable
+        at), else a model preset's ``preset_bounds`` (min, max) and its ``prescale_max_pixels`` first step, else
+        GUI-R1's training bounds; explicit ``min_pixels`` / ``max_pixels`` win (an explicit ``max_pixels`` or a
+        recipe drops the preset's first step). ``ValueError`` (``core.recipes.RecipeError``) for an unreadable
         recipe or bad bounds."""
         low, high = preset_bounds or (GUIR1_TRAIN_MIN_PIXELS, GUIR1_TRAIN_MAX_PIXELS)
         if recipe is not None:
@@ -81,7 +87,8 @@ class ResizePolicy:
             low, high = recipe_pixel_bounds(recipe)
         return cls(min_pixels=low if min_pixels is None else min_pixels,
                    max_pixels=high if max_pixels is None else max_pixels, factor=factor,
-                   recipe=None if recipe is None else str(recipe))
+                   recipe=None if recipe is None else str(recipe),
+                   prescale_max_pixels=None if recipe is not None or max_pixels is not None else prescale_max_pixels)
 
 
 DEFAULT_POLICY = ResizePolicy()
