@@ -185,6 +185,30 @@ def _parse_uground(text: str) -> ParseResult:
     return _click("point", value[0], value[1], {"answer": text.strip()[:256]})
 
 
+# ------------------------------------------------------------------------------------------------ GUI-Owl-1.5
+
+_OWL_PAREN = re.compile(r"\((\d+),\s*(\d+)\)")
+_OWL_BRACKET = re.compile(r"\[(\d+), (\d+)\]")
+
+
+def _parse_guiowl(text: str) -> ParseResult:
+    """GUI-Owl-1.5's script: every ``(x, y)`` of the answer (integers, any spaces after the comma), else every
+    ``[x, y]`` (one space after the comma, exactly), wherever they stand; the last one is the answer. Without one
+    its point is ``[0, 0]``: a click at the origin here, except a ``terminate`` with status failure (the refusal
+    its OSWorld-G prompt asks for), which stays a refusal (the script scores its ``[0, 0]`` as the refusal on
+    refusal rows)."""
+    matches = _OWL_PAREN.findall(text) or _OWL_BRACKET.findall(text)
+    if matches:
+        x, y = matches[-1]
+        if len(x) <= _MAX_INT_DIGITS and len(y) <= _MAX_INT_DIGITS:
+            return _click("guiowl15", int(x), int(y), {"answer": text.strip()[:256]})
+    called = parse_action(text, fmt="tool_call")
+    if called.ok and called.action is not None and called.action.action == "terminate" \
+            and (called.action.status or "").lower() == "failure":
+        return _refusal("guiowl15", text.strip())
+    return _click("guiowl15", 0, 0, {"answer": text.strip()[:256], "fallback": "no coordinate: [0, 0]"})
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -196,6 +220,10 @@ AUTHORS: dict[str, Reading] = {
         "OSU-NLP-Group/UGround @ 3a9b9f2 grounding/uground_qwen2vl.py:67-68 (eval, two numbers), :73-74 "
         "(int(x_ratio / 1000 * width))",
         _int_of_grid),
+    "guiowl15": Reading(
+        _guard("guiowl15", _parse_guiowl),
+        "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "
+        "(a 1000 x 1000 frame), :388-411 (the two regexes, the last match, [0, 0])"),
 }
 
 

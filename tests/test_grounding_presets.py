@@ -46,6 +46,7 @@ def _written(preset: str, xy: tuple[float, float], geometry: ImageGeometry) -> s
 
 
 def _eval(rows: list[dict], bench: str, preset: str, path: Path) -> dict:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     report = path.with_suffix(".report.json")
     res = runner.invoke(app, ["eval", "--predictions", str(path), "--benchmark", bench, "--preset", preset,
@@ -179,3 +180,26 @@ def test_infigui_g1_resizes_in_two_steps_as_its_eval_script(tmp_path):
     rows = _gold_rows({"edge": answer % 700, "left": answer % 699}, [960, 600, 990, 700], size=(3840, 2160))
     data = _eval(rows, "screenspot_pro", "infigui_g1", tmp_path / "screenspot_pro_test.jsonl")
     assert data["unparseable"]["count"] == 0 and data["metrics"]["overall"] == 0.5, data
+
+
+def test_guiowl15_reads_bare_points_anywhere_last_wins_else_origin(tmp_path):
+    """Issue 51 class 5: GUI-Owl-1.5's script reads every ``(x, y)`` of the answer, else every ``[x, y]`` (one
+    space), the last one wins, and no coordinate is [0, 0]; the project's parser wanted a tool call. On a 1000 x
+    1000 screen (0-1000 = pixels) with the gold box at the origin, an answer with no coordinate hits."""
+    call = ('<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [%d, %d]}}'
+            '\n</tool_call>')
+    answers = {"call": call % (5, 5), "bare": "The button is at [5, 5].", "paren_then_call": "Click (5, 6).\n"
+               + call % (900, 900), "two_paren": "(900, 900) no, (5,5)", "no_space": "[5,5]", "nothing": "Not sure.",
+               "refusal": REFUSALS["guiowl15"]}
+    rows = _gold_rows(answers, [0, 0, 10, 10], size=(1000, 1000))
+    assert _verdicts(rows, "guiowl15") == {"call": [5.0, 5.0], "bare": [5.0, 5.0], "paren_then_call": [5.0, 6.0],
+                                          "two_paren": [5.0, 5.0], "no_space": [0.0, 0.0], "nothing": [0.0, 0.0],
+                                          "refusal": None}
+    tolerant = _verdicts(rows, "guiowl15", "tolerant")
+    assert tolerant["call"] == [5.0, 5.0] and tolerant["bare"] is None and tolerant["nothing"] is None
+    assert tolerant["paren_then_call"] == [900.0, 900.0]
+    data = _eval(rows[:-1], "screenspot", "guiowl15", tmp_path / "screenspot_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["metrics"]["overall"] == 1.0, data
+    rows = _gold_rows({"no_space": "[5,5]", "call": call % (50, 50)}, [4, 4, 10, 10], size=(1000, 1000))
+    data = _eval(rows, "screenspot", "guiowl15", tmp_path / "again" / "screenspot_test.jsonl")
+    assert data["metrics"]["overall"] == 0.0, data
