@@ -13,6 +13,7 @@ a failure is a :class:`~core.parsers.ParseResult` with its reason, never an exce
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -209,6 +210,127 @@ def _parse_guiowl(text: str) -> ParseResult:
     return _click("guiowl15", 0, 0, {"answer": text.strip()[:256], "fallback": "no coordinate: [0, 0]"})
 
 
+# ------------------------------------------------------------------------------------------------ UI-Venus-1.5
+
+_V15_INT = r"\s*-?[0-9]+\s*"
+_V15_BOX = re.compile(rf"\[{_V15_INT},{_V15_INT},{_V15_INT},{_V15_INT}\]")
+_V15_POINT = re.compile(rf"\[{_V15_INT},{_V15_INT}\]")
+_V15_TWO_POINTS = re.compile(rf"\[{_V15_INT},{_V15_INT}\],\s*\[{_V15_INT},{_V15_INT}\]")
+_LEADING_ZERO = re.compile(r"\s*-?0[0-9]*[1-9][0-9]*\s*")
+
+
+def _literal_ints(parts: list[str]) -> list[int]:
+    """The integers of a matched pattern as ``eval`` reads them (``07`` is a syntax error there)."""
+    if any(_LEADING_ZERO.fullmatch(p) for p in parts):
+        raise _Wrong("an integer with a leading zero")
+    return [_py_int(p) for p in parts]
+
+
+def _parse_venus15(text: str) -> ParseResult:
+    """UI-Venus-1.5's ``_parse_point``: the stripped answer is exactly ``[x1,y1,x2,y2]`` (its centre), ``[x,y]``
+    or ``[x1,y1],[x2,y2]`` (spaces removed; the centre), integers only; else the integers between the first ``[``
+    and the first ``]`` (``int()`` of each comma-separated part: a decimal is wrong format, so ``[-1.0, -1.0]`` is
+    no refusal), of which the first two are the point (three numbers: the first two). ``[-1, -1]`` is its refusal."""
+    body = text.strip()
+    if _V15_BOX.fullmatch(body):
+        x1, y1, x2, y2 = _literal_ints(body[1:-1].split(","))
+        point: list[float] = [(x1 + x2) / 2, (y1 + y2) / 2]
+    elif _V15_POINT.fullmatch(body):
+        point = list(_literal_ints(body[1:-1].split(",")))
+    elif _V15_TWO_POINTS.fullmatch(body.replace(" ", "")):
+        a, b = body.replace(" ", "").split("]", 1)
+        x1, y1 = _literal_ints(a.strip().lstrip("[").split(","))
+        x2, y2 = _literal_ints(b.strip().lstrip(",").strip().lstrip("[").rstrip("]").split(","))
+        point = [(x1 + x2) / 2, (y1 + y2) / 2]
+    else:
+        parts = body.split("]")[0].split("[")
+        if len(parts) < 2:
+            raise _Wrong("no [ before the first ]")
+        point = [_py_int(p) for p in parts[1].split(",")]
+    if point == [-1, -1]:
+        return _refusal("venus", body)
+    if len(point) < 2:
+        raise _Wrong("fewer than two numbers")
+    return _click("venus", point[0], point[1], {"answer": body[:256]})
+
+
+# ------------------------------------------------------------------------------------------------ GUI-G2, UI-Venus 1.0
+
+def _parse_eval_box(text: str) -> ParseResult:
+    """GUI-G2's README ``infer()`` and UI-Venus-Ground-7B: ``box = eval(answer)``, then ``box[0..3]`` divided by the
+    input size; when that raises (text around the box, two numbers, nothing) the box is ``[0, 0, 0, 0]``. The
+    answer is the box centre, or the point (0, 0)."""
+    try:
+        value = _python_value(text)
+    except _Wrong:
+        value = None
+    if isinstance(value, (list, tuple)) and len(value) >= 4 and all(_is_number(v) for v in value[:4]):
+        x1, y1, x2, y2 = (float(v) for v in value[:4])
+        return _click("box", (x1 + x2) / 2, (y1 + y2) / 2, {"answer": text.strip()[:256]})
+    return _click("box", 0, 0, {"answer": text.strip()[:256], "fallback": "not a box: [0, 0, 0, 0]"})
+
+
+# ------------------------------------------------------------------------------------------------ GTA1
+
+_GTA1_PAIR = re.compile(r"\((-?[\d.]+),\s*(-?[\d.]+)\)")
+_GTA1_NUMBER = re.compile(r"-?\d*\.?\d+")
+
+
+def _parse_gta1(text: str) -> ParseResult:
+    """GTA1's README ``extract_coordinates``: every ``(x, y)`` (optionally signed decimals), each converted with
+    ``int()``; the first is the answer. No pair, or any pair with a decimal (``int('1.5')`` raises), is (0, 0)."""
+    pairs = [p for p in _GTA1_PAIR.findall(text) if all(_GTA1_NUMBER.fullmatch(v) for v in p)]
+    try:
+        points = [(_py_int(x), _py_int(y)) for x, y in pairs]
+    except _Wrong:
+        points = []
+    if not points:
+        return _click("point", 0, 0, {"answer": text.strip()[:256], "fallback": "no integer (x, y): (0, 0)"})
+    return _click("point", *points[0], {"answer": text.strip()[:256]})
+
+
+def _gta1_pixels(p: Point, g: ImageGeometry) -> Point:
+    """GTA1's README: ``pred_x *= width / resized_width`` (in that order)."""
+    return p[0] * (g.width / g.resized_width), p[1] * (g.height / g.resized_height)
+
+
+# ------------------------------------------------------------------------------------------------ MAI-UI
+
+_MAI_POINT = re.compile(r"\[(\d+),(\d+)\]")
+
+
+def _parse_mai_ui(text: str) -> ParseResult:
+    """MAI-UI's ``parse_coordinates``: the first ``[x,y]`` (integers, no spaces) anywhere in the answer, with or
+    without its ``<answer>`` tag; none is wrong format."""
+    found = _MAI_POINT.search(text)
+    if found is None:
+        raise _Wrong("no [x,y] of integers")
+    return _click("mai_ui", _py_int(found.group(1)), _py_int(found.group(2)), {"answer": text.strip()[:256]})
+
+
+# ------------------------------------------------------------------------------------------------ InfiGUI-G1
+
+def _parse_infigui(text: str) -> ParseResult:
+    """InfiGUI-G1's ``extract_coordinates`` and ``calculate_metrics``: the text after the last ``</think>``, from
+    its first ``[`` to its last ``]``, read as JSON (``json.loads``); ``[]`` is its refusal; otherwise the first
+    prediction's ``point_2d`` (its first two numbers) is the answer."""
+    body = text.split("</think>")[-1]
+    start, end = body.find("["), body.rfind("]")
+    if start < 0 or end < 0 or start >= end:
+        raise _Wrong("no [...] list")
+    try:
+        predictions = json.loads(body[start:end + 1])
+    except ValueError as e:
+        raise _Wrong(f"not JSON: {str(e)[:80]}") from None
+    if isinstance(predictions, list) and not predictions:
+        return _refusal("infigui", body.strip())
+    first = predictions[0] if isinstance(predictions, list) else None
+    point = first.get("point_2d") if isinstance(first, dict) else None
+    if not isinstance(point, list) or len(point) < 2 or not all(_is_number(v) for v in point[:2]):
+        raise _Wrong("the first prediction has no point_2d [x, y]")
+    return _click("infigui", point[0], point[1], {"answer": body.strip()[:256]})
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -220,6 +342,27 @@ AUTHORS: dict[str, Reading] = {
         "OSU-NLP-Group/UGround @ 3a9b9f2 grounding/uground_qwen2vl.py:67-68 (eval, two numbers), :73-74 "
         "(int(x_ratio / 1000 * width))",
         _int_of_grid),
+    "uivenus15": Reading(
+        _guard("venus", _parse_venus15),
+        "inclusionAI/UI-Venus @ c3a1442 models/grounding/eval_screenspot_pro.py:147-175 (_parse_point), :134-139 "
+        "([-1, -1] infeasible, None wrong format)"),
+    "uivenus": Reading(
+        _guard("box", _parse_eval_box),
+        "inclusionAI/UI-Venus @ fc7670d models/grounding/ui_venus_ground_7b.py:88-98 (eval, [0, 0, 0, 0], centre)"),
+    "guig2": Reading(
+        _guard("box", _parse_eval_box),
+        "ZJU-REAL/GUI-G2 @ 5c5c365 README.md:213-223 (infer(): eval, [0, 0, 0, 0], centre)"),
+    "gta1": Reading(
+        _guard("point", _parse_gta1),
+        "Yan98/GTA1 @ 81f0c4c README.md:132-137 (extract_coordinates), :196-198 (pred_x *= scale_x)",
+        _gta1_pixels),
+    "mai_ui": Reading(
+        _guard("mai_ui", _parse_mai_ui),
+        "Tongyi-MAI/MAI-UI @ 4dd07b9 evaluation/grounding/eval_server.py:35-41 (parse_coordinates), :95-104"),
+    "infigui_g1": Reading(
+        _guard("infigui", _parse_infigui),
+        "InfiXAI/InfiGUI-G1 @ 22208e4 eval/prompts.py:5-27 (extract_and_parse_json), :148-156 "
+        "(extract_coordinates), :187-214 ([] right only without a target; the first point_2d)"),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "

@@ -203,3 +203,72 @@ def test_guiowl15_reads_bare_points_anywhere_last_wins_else_origin(tmp_path):
     rows = _gold_rows({"no_space": "[5,5]", "call": call % (50, 50)}, [4, 4, 10, 10], size=(1000, 1000))
     data = _eval(rows, "screenspot", "guiowl15", tmp_path / "again" / "screenspot_test.jsonl")
     assert data["metrics"]["overall"] == 0.0, data
+
+
+def test_uivenus15_reads_integers_only_and_the_first_two(tmp_path):
+    """Issue 51 class 6: UI-Venus-1.5's _parse_point reads integers only: ``[-1.0, -1.0]`` is wrong format (no
+    refusal), ``[-1,-1]`` the refusal; of three numbers the first two are the point; text before the bracket is
+    read. On a 1000 x 1000 screen (0-1000 = pixels)."""
+    answers = {"three": "[500, 300, 7]", "text": "The target is at [500, 300].", "refusal": "[-1,-1]",
+               "decimal_refusal": "[-1.0, -1.0]", "decimal": "[500.5, 300]", "box": "[490,290,510,310]"}
+    rows = _gold_rows(answers, [495, 295, 505, 305], size=(1000, 1000))
+    assert _verdicts(rows, "uivenus15") == {"three": [500.0, 300.0], "text": [500.0, 300.0], "refusal": None,
+                                           "decimal_refusal": None, "decimal": None, "box": [500.0, 300.0]}
+    read = {r["id"]: reparse_row(r, get_preset("uivenus15"), "osworld_g") for r in rows}
+    assert read["refusal"]["pred_action"] == "impossible" and not read["decimal_refusal"]["parse_ok"]
+    assert _verdicts(rows, "uivenus15", "tolerant")["decimal_refusal"] is None  # refusal there: no point
+    assert reparse_row(rows[3], get_preset("uivenus15"), "osworld_g", "tolerant")["pred_action"] == "impossible"
+    data = _eval(rows, "screenspot", "uivenus15", tmp_path / "screenspot_test.jsonl")
+    # the two decimals, and the refusal (ScreenSpot's scoring lists a prediction without a point there too)
+    assert data["counts"]["hits"] == 3 and data["unparseable"]["count"] == 3, data
+
+
+@pytest.mark.parametrize("preset", ["guig2", "uivenus"])
+def test_box_models_fall_back_to_the_origin(preset, tmp_path):
+    """Issue 51 class 6: GUI-G2's README infer() and UI-Venus-Ground-7B evaluate the answer as a 4-number box and
+    take [0, 0, 0, 0] when it is not one (text around it, two numbers, nothing): a click at (0, 0), which hits a
+    gold box at the origin; the tolerant reading takes the box out of the text instead."""
+    answers = {"text": "The element is [400,400,420,420]", "two": "[400,400]", "nothing": "", "tuple": "4,4,6,6"}
+    rows = _gold_rows(answers, [0, 0, 10, 10], size=(1008, 1008), resized=(1008, 1008))
+    assert _verdicts(rows, preset) == {"text": [0.0, 0.0], "two": [0.0, 0.0], "nothing": [0.0, 0.0],
+                                       "tuple": [5.0, 5.0]}
+    assert _verdicts(rows, preset, "tolerant")["text"] == [410.0, 410.0]
+    data = _eval(rows, "screenspot", preset, tmp_path / "screenspot_test.jsonl")
+    assert data["metrics"]["overall"] == 1.0 and data["unparseable"]["count"] == 0, data
+
+
+def test_gta1_falls_back_to_the_origin_and_maps_by_its_scale(tmp_path):
+    """Issue 51 class 6: GTA1's README converts every (x, y) with int(): a decimal anywhere, or no pair, is (0, 0);
+    the first pair is the answer, mapped as x * (W / resized W)."""
+    answers = {"int": "(5, 5) or (900, 900)", "decimal": "(5.5, 5)", "decimal_later": "(5, 5) (1.5, 2)", "none": "?"}
+    rows = _gold_rows(answers, [0, 0, 10, 10], size=(2000, 1000), resized=(1000, 500))
+    assert _verdicts(rows, "gta1") == {"int": [10.0, 10.0], "decimal": [0.0, 0.0], "decimal_later": [0.0, 0.0],
+                                       "none": [0.0, 0.0]}
+    assert _verdicts(rows, "gta1", "tolerant")["decimal"] == [11.0, 10.0]
+    data = _eval(rows, "screenspot", "gta1", tmp_path / "screenspot_test.jsonl")
+    assert data["metrics"]["overall"] == 1.0, data
+
+
+def test_mai_ui_takes_the_first_unspaced_integer_pair_anywhere(tmp_path):
+    """Issue 51 class 6: MAI-UI's parse_coordinates takes the first ``[x,y]`` (integers, no spaces) anywhere, with
+    or without its <answer> tag; ``[x, y]`` with a space, or decimals, is wrong format."""
+    answers = {"tagged": '<grounding_think>t</grounding_think><answer>\n{"coordinate": [500,300]}\n</answer>',
+               "bare": "[500,300]", "first": "[500,300] then [900,900]", "spaced": '<answer>{"coordinate": [500, 300]}'
+               "</answer>", "decimal": '<answer>{"coordinate": [500.0,300.0]}</answer>'}
+    rows = _gold_rows(answers, [495, 295, 505, 305], size=(1000, 1000))
+    assert _verdicts(rows, "mai_ui") == {"tagged": [500.0, 300.0], "bare": [500.0, 300.0], "first": [500.0, 300.0],
+                                        "spaced": None, "decimal": None}
+    tolerant = _verdicts(rows, "mai_ui", "tolerant")
+    assert tolerant["spaced"] == [500.0, 300.0] and tolerant["bare"] is None
+    data = _eval(rows, "screenspot", "mai_ui", tmp_path / "screenspot_test.jsonl")
+    assert data["counts"]["hits"] == 3 and data["unparseable"]["count"] == 2, data
+
+
+def test_infigui_g1_reads_the_json_after_its_think(tmp_path):
+    """InfiGUI-G1's eval script: the JSON list after the last </think> (json.loads: double quotes only); ``[]`` is
+    its refusal; the first point_2d is the answer."""
+    answers = {"first": '<think>t</think>[{"point_2d": [500, 300]}, {"point_2d": [9, 9]}]', "refusal": "<think>t</think>[]",
+               "single_quotes": "<think>t</think>[{'point_2d': [500, 300]}]"}
+    rows = _gold_rows(answers, [495, 295, 505, 305], size=(1008, 1008))
+    assert _verdicts(rows, "infigui_g1") == {"first": [500.0, 300.0], "refusal": None, "single_quotes": None}
+    assert _verdicts(rows, "infigui_g1", "tolerant")["single_quotes"] == [500.0, 300.0]

@@ -181,13 +181,13 @@ def answer_in_frame(preset: str, x: float, y: float) -> str:
         "infigui_g1": f'[{{"point_2d": [{xi}, {yi}]}}]',
         "guiowl15": f'<tool_call>{{"name": "computer_use", "arguments": {{"action": "left_click", "coordinate": '
                     f'[{xi}, {yi}]}}}}</tool_call>',
-        "mai_ui": f'<answer>{{"coordinate": [{xi}, {yi}]}}</answer>',
+        "mai_ui": f'<answer>{{"coordinate": [{xi},{yi}]}}</answer>',
         "step_gui": f"explain:tap\taction:CLICK\tpoint:{xi},{yi}",
     }[preset]
 
 
 #: Presets whose authors' code reads an answer without coordinates as the point (0, 0) (core.authors).
-ORIGIN_FALLBACK = ("guiowl15",)
+ORIGIN_FALLBACK = ("guiowl15", "guig2", "uivenus", "gta1")
 
 
 def _rows(preset: str) -> list[dict]:
