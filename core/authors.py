@@ -43,12 +43,12 @@ Point = tuple[float, float]
 @dataclass(frozen=True)
 class Reading:
     """One preset's reading: ``parse`` (text -> :class:`ParseResult`, numbers in the preset's frame), ``source``
-    (where it was read), and ``to_original`` (the authors' own arithmetic from that frame to ORIGINAL pixels;
-    None: :meth:`core.geometry.ImageGeometry.point`)."""
+    (where it was read), and ``to_original`` (the authors' own arithmetic from that frame to ORIGINAL pixels for
+    a parsed action with a point; None, or a None result: :meth:`core.geometry.ImageGeometry.point`)."""
 
     parse: Callable[[str], ParseResult]
     source: str
-    to_original: Callable[[Point, ImageGeometry], Point] | None = None
+    to_original: Callable[[ParsedAction, ImageGeometry], Point | None] | None = None
 
 
 class _Wrong(ValueError):
@@ -108,9 +108,11 @@ def _python_value(text: str) -> Any:
 # ------------------------------------------------------------------------------------------------ mappings
 
 
-def _int_of_grid(p: Point, g: ImageGeometry) -> Point:
+def _int_of_grid(a: ParsedAction, g: ImageGeometry) -> Point | None:
     """A 0-1000 point k -> ``int(k / 1000 * W)`` pixels (truncated, as the authors' code does)."""
-    return float(int(p[0] / 1000 * g.width)), float(int(p[1] / 1000 * g.height))
+    if a.point is None:
+        return None
+    return float(int(a.point[0] / 1000 * g.width)), float(int(a.point[1] / 1000 * g.height))
 
 
 # ------------------------------------------------------------------------------------------------ GELab-Zero
@@ -289,9 +291,11 @@ def _parse_gta1(text: str) -> ParseResult:
     return _click("point", *points[0], {"answer": text.strip()[:256]})
 
 
-def _gta1_pixels(p: Point, g: ImageGeometry) -> Point:
+def _gta1_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
     """GTA1's README: ``pred_x *= width / resized_width`` (in that order)."""
-    return p[0] * (g.width / g.resized_width), p[1] * (g.height / g.resized_height)
+    if a.point is None:
+        return None
+    return a.point[0] * (g.width / g.resized_width), a.point[1] * (g.height / g.resized_height)
 
 
 # ------------------------------------------------------------------------------------------------ MAI-UI
@@ -331,6 +335,56 @@ def _parse_infigui(text: str) -> ParseResult:
     return _click("infigui", point[0], point[1], {"answer": body.strip()[:256]})
 
 
+# ------------------------------------------------------------------------------------------------ Qwen3-VL
+
+_QWEN_POINTS = "qwen_point_2d"
+
+
+def _qwen_point_value(v: Any) -> float:
+    """One coordinate as the cookbook's ``int(point[0])`` takes it: a number, or a string of an integer."""
+    if _is_number(v):
+        return float(v)
+    if isinstance(v, str):
+        return float(_py_int(v))
+    raise _Wrong("a point_2d coordinate is not a number")
+
+
+def _parse_qwen3vl(text: str) -> ParseResult:
+    """The Qwen3-VL cookbook's ``decode_json_points`` for an answer with ``point_2d``: the part inside a ```json
+    fence (when there is one), read with ``json.loads``; every item with a ``point_2d`` key gives ``x, y`` (exactly
+    two values); any failure gives no point at all (unparseable). The first point is the answer. An answer
+    without ``point_2d`` (``bbox_2d``, a tool call) is read by the tolerant parser, as before."""
+    if "point_2d" not in text:
+        return parse_action(text, fmt="qwen_grounding")
+    body = text.split("```json")[1].split("```")[0] if "```json" in text else text
+    try:
+        data = json.loads(body)
+    except ValueError as e:
+        raise _Wrong(f"not JSON: {str(e)[:80]}") from None
+    items = list(data) if isinstance(data, (list, dict, str)) else None
+    if items is None:
+        raise _Wrong("the JSON is not a list")
+    points = []
+    for item in items:
+        if not isinstance(item, (dict, list, str)):
+            raise _Wrong("an item is not an object")
+        if "point_2d" in item:
+            value = item["point_2d"] if isinstance(item, dict) else None
+            if not isinstance(value, list) or len(value) != 2:
+                raise _Wrong("point_2d is not [x, y]")
+            points.append((_qwen_point_value(value[0]), _qwen_point_value(value[1])))
+    if not points:
+        raise _Wrong("no point_2d")
+    return _click(_QWEN_POINTS, *points[0], {"answer": text.strip()[:256]})
+
+
+def _qwen3vl_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+    """The cookbook's ``int(point[0]) / 1000 * width`` for a point_2d answer; other answers: the default."""
+    if a.fmt != _QWEN_POINTS or a.point is None:
+        return None
+    return int(a.point[0]) / 1000 * g.width, int(a.point[1]) / 1000 * g.height
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -363,6 +417,11 @@ AUTHORS: dict[str, Reading] = {
         _guard("infigui", _parse_infigui),
         "InfiXAI/InfiGUI-G1 @ 22208e4 eval/prompts.py:5-27 (extract_and_parse_json), :148-156 "
         "(extract_coordinates), :187-214 ([] right only without a target; the first point_2d)"),
+    "qwen3vl": Reading(
+        _guard("qwen_grounding", _parse_qwen3vl),
+        "QwenLM/Qwen3-VL @ 9658872 cookbooks/spatial_understanding.ipynb:91-116 (decode_json_points), :140-141 "
+        "(int(point[0]) / 1000 * width)",
+        _qwen3vl_pixels),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "

@@ -595,10 +595,9 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
         out["pred_action"] = result.action.action
         return out
     point = action.point
-    if point is not None and authors is not None and authors.to_original is not None \
-            and result.action.point is not None:
+    if point is not None and authors is not None and authors.to_original is not None:
         try:
-            point = authors.to_original(result.action.point, geometry)
+            point = authors.to_original(result.action, geometry) or point
         except (ValueError, OverflowError) as e:
             out["parse_error"] = f"point: {e}"
             return out

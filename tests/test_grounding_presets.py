@@ -272,3 +272,19 @@ def test_infigui_g1_reads_the_json_after_its_think(tmp_path):
     rows = _gold_rows(answers, [495, 295, 505, 305], size=(1008, 1008))
     assert _verdicts(rows, "infigui_g1") == {"first": [500.0, 300.0], "refusal": None, "single_quotes": None}
     assert _verdicts(rows, "infigui_g1", "tolerant")["single_quotes"] == [500.0, 300.0]
+
+
+def test_qwen3vl_point_2d_as_the_cookbook_reads_it(tmp_path):
+    """Issue 51 class 7: the Qwen3-VL cookbook's decode_json_points reads the ```json part (or the whole answer)
+    with json.loads, each item's point_2d as exactly [x, y], and maps int(x) / 1000 * W: 29.9 on a 1920-px screen
+    is 55.68 px (the tolerant reading: 57.408), left of a box from 56 px; text around the JSON is unparseable."""
+    answers = {"decimal": '[{"point_2d": [29.9, 500], "label": "menu"}]',
+               "fenced": '```json\n[{"point_2d": [30, 500], "label": "menu"}]\n```',
+               "text": 'The menu: [{"point_2d": [30, 500]}]', "three": '[{"point_2d": [30, 500, 1]}]'}
+    rows = _gold_rows(answers, [56, 500, 80, 600])
+    assert _verdicts(rows, "qwen3vl") == {"decimal": [55.68, 540.0], "fenced": [30 / 1000 * 1920, 540.0],
+                                         "text": None, "three": None}
+    tolerant = _verdicts(rows, "qwen3vl", "tolerant")
+    assert tolerant["decimal"] == pytest.approx([57.408, 540.0]) and tolerant["text"] == pytest.approx([57.6, 540.0])
+    data = _eval(rows[:2], "screenspot", "qwen3vl", tmp_path / "screenspot_test.jsonl")
+    assert data["metrics"]["overall"] == 0.5 and data["data"]["reading"] == "authors", data
