@@ -480,6 +480,8 @@ class OfficialComparison:
     run: float | None
     metric: str = "overall"
     note: str = ""
+    #: How the run read the model's answers (``eval --reading``; a run written before readings existed: tolerant).
+    reading: str = "authors"
 
     @property
     def delta(self) -> float | None:
@@ -488,8 +490,10 @@ class OfficialComparison:
     @property
     def reproduced(self) -> bool:
         """At most :data:`REPRODUCED_WITHIN` points below the published number, or above it; never without the
-        run's number (a mean over only some settings, a value outside [0, 1] are none)."""
-        return self.run is not None and self.run >= self.official.value - REPRODUCED_WITHIN
+        run's number (a mean over only some settings, a value outside [0, 1] are none), nor for a run that read the
+        answers otherwise than the authors' code (``--reading tolerant``: issue 51)."""
+        return (self.reading == "authors" and self.run is not None
+                and self.run >= self.official.value - REPRODUCED_WITHIN)
 
 
 def run_metric(benchmark: str, result: dict[str, Any], metric: str) -> tuple[float | None, str]:
@@ -515,7 +519,8 @@ def run_metric(benchmark: str, result: dict[str, Any], metric: str) -> tuple[flo
 def compare_official(run: dict[str, Any]) -> list[OfficialComparison]:
     """The published numbers for each benchmark result of ``run`` (a :func:`core.eval.report.load_run` run), for
     the preset it was scored with (``data.preset``), each beside the run's accuracy in the published metric
-    (:func:`published_metric`, read by :func:`run_metric`). ``ValueError`` when no result of the run names a
+    (:func:`published_metric`, read by :func:`run_metric`); a result not read with the authors' reading
+    (``data.reading``) is never reproduced, its note says why. ``ValueError`` when no result of the run names a
     preset."""
     rows, presets = [], set()
     for bench, result in run["results"].items():
@@ -525,7 +530,11 @@ def compare_official(run: dict[str, Any]) -> list[OfficialComparison]:
         presets.add(preset)
         metric = published_metric(preset, bench)
         value, note = run_metric(bench, result, metric)
-        rows += [OfficialComparison(r, value, metric, note) for r in OFFICIAL_RESULTS
+        reading = str((result.get("data") or {}).get("reading", "tolerant"))
+        if reading != "authors":
+            note = "; ".join(n for n in (note, f"answers read with the {reading} reading, not the authors' "
+                                         "(gui-agent eval --reading authors): not comparable") if n)
+        rows += [OfficialComparison(r, value, metric, note, reading) for r in OFFICIAL_RESULTS
                  if r.preset == preset and r.benchmark == bench]
     if not presets:
         raise ValueError(f"run {quoted(run['name'])} was not scored with --preset: the official numbers are per preset "

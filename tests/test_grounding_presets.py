@@ -288,3 +288,27 @@ def test_qwen3vl_point_2d_as_the_cookbook_reads_it(tmp_path):
     assert tolerant["decimal"] == pytest.approx([57.408, 540.0]) and tolerant["text"] == pytest.approx([57.6, 540.0])
     data = _eval(rows[:2], "screenspot", "qwen3vl", tmp_path / "screenspot_test.jsonl")
     assert data["metrics"]["overall"] == 0.5 and data["data"]["reading"] == "authors", data
+
+
+def test_reports_name_the_reading_and_only_the_authors_reading_reproduces(tmp_path):
+    """The two readings (issue 51 "What to build"): ``--reading authors`` is the default, ``tolerant`` the named
+    second mode; the result's ``data.reading`` and the table title say which produced the numbers, and
+    ``eval-compare --official`` calls a tolerant run not comparable (never reproduced)."""
+    rows = _gold_rows({"hit": '<answer>{"coordinate": [500,300]}</answer>'}, [495, 295, 505, 305], size=(1000, 1000))
+    path = tmp_path / "screenspot_v2_test.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n")
+    for reading in ("authors", "tolerant"):
+        report = tmp_path / f"{reading}.json"
+        extra = [] if reading == "authors" else ["--reading", reading]
+        res = runner.invoke(app, ["eval", "--predictions", str(path), "--benchmark", "screenspot_v2", "--preset",
+                                  "mai_ui", "--json", str(report), *extra])
+        assert res.exit_code == 0 and f"preset mai_ui, {reading} reading" in res.output, res.output
+        data = json.loads(report.read_text())
+        assert data["data"]["reading"] == reading and data["metrics"]["overall"] == 1.0
+        res = runner.invoke(app, ["eval-compare", str(report), "--official"])
+        assert res.exit_code == 0, res.output
+        assert ("not comparable" in res.output) == (reading == "tolerant"), res.output
+        assert (" yes " in res.output) == (reading == "authors"), res.output
+    res = runner.invoke(app, ["eval", "--predictions", str(path), "--benchmark", "screenspot_v2", "--preset", "mai_ui",
+                              "--reading", "loose"])
+    assert res.exit_code == 2 and "--reading 'loose': unknown" in res.output, res.output

@@ -351,7 +351,7 @@ def test_eval_compare_official_needs_a_preset_run(screenspot, tmp_path):
 
 
 _RUN = {"name": "mine", "mode": "strict", "results": {"osworld_g": {
-    "benchmark": "osworld_g", "metrics": {"overall": 0.40, "overall_no_refusal": 0.55}, "data": {"preset": "mai_ui"}}}}
+    "benchmark": "osworld_g", "metrics": {"overall": 0.40, "overall_no_refusal": 0.55}, "data": {"preset": "mai_ui", "reading": "authors"}}}}
 _RESULT = _RUN["results"]["osworld_g"]
 
 
@@ -414,7 +414,7 @@ def test_eval_compare_metric_outside_its_range_is_never_shown_nor_reproduced(val
     """A share of 5, 1e308, below 0 or NaN in a report (issue 50 item 7): ``--official`` shows no number for it,
     says why and never "reproduced"; the two-run table shows a dash saying it is no share, and no difference."""
     settings = {"basic": 0.5, "functional": 0.5, "spatial": 0.5}
-    run = {"name": "mine", "results": {"ui_vision": {"benchmark": "ui_vision", "data": {"preset": "uivenus15"},
+    run = {"name": "mine", "results": {"ui_vision": {"benchmark": "ui_vision", "data": {"preset": "uivenus15", "reading": "authors"},
                                                      "metrics": {"final_avg": 0.5, **settings}}}}
     report = tmp_path / "r.json"
     text = json.dumps(run).replace('"final_avg": 0.5', f'"final_avg": {value}')  # NaN as Python's json writes it
@@ -438,7 +438,7 @@ def test_compare_official_takes_any_benchmark_name():
     """Benchmarks named as the published tables name them (OSWorld-G here): every model of the preset, and the
     2-point criterion on each."""
     run = {"name": "mine", "results": {"osworld_g": {"metrics": {"overall": 0.40, "overall_no_refusal": 0.55},
-                                                     "data": {"preset": "mai_ui"}}}}
+                                                     "data": {"preset": "mai_ui", "reading": "authors"}}}}
     rows = compare_official(run)
     published = [r for r in OFFICIAL_RESULTS if r.preset == "mai_ui" and r.benchmark == "osworld_g"]
     assert [c.official for c in rows] == published and len(published) == 2
@@ -457,7 +457,7 @@ def test_compare_official_reads_the_published_metric(preset, benchmark, metric):
     the refusal rows count only for the models whose refusal ClawGUI-Eval's judge reads), not its overall."""
     assert published_metric(preset, benchmark) == metric
     others = {"overall": 0.1, "overall_no_refusal": 0.2, "final_avg": 0.3, "average": 0.4}
-    run = {"name": "mine", "results": {benchmark: {"metrics": {**others, metric: 0.9}, "data": {"preset": preset}}}}
+    run = {"name": "mine", "results": {benchmark: {"metrics": {**others, metric: 0.9}, "data": {"preset": preset, "reading": "authors"}}}}
     rows = compare_official(run)
     assert rows and all(c.run == pytest.approx(90.0) and c.metric == metric for c in rows)
 
