@@ -238,11 +238,15 @@ def install_unpinned_offload() -> None:
 
 def register_fsdp_engines() -> None:
     """verl's FSDP training engines (actor/ref and critic) for device ``cpu``, through ``EngineRegistry.register``
-    (verl registers them for ``cuda`` and ``npu`` only; the classes are device-generic: they ask the platform)."""
+    (verl registers them for ``cuda`` and ``npu`` only; the classes are device-generic: they ask the platform). The
+    actor/ref engine is ``verl_response_logprobs.ResponseLogprobEngine`` (the output layer at the trained response
+    positions only) unless ``VERL_CPU_RESPONSE_LOGPROBS=0``."""
+    import verl_response_logprobs
     from verl.workers.engine.base import EngineRegistry
     from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead, FSDPEngineWithValueHead
 
-    for model_type, engine in (("language_model", FSDPEngineWithLMHead), ("value_model", FSDPEngineWithValueHead)):
+    lm_engine = verl_response_logprobs.engine_class() if verl_response_logprobs.enabled() else FSDPEngineWithLMHead
+    for model_type, engine in (("language_model", lm_engine), ("value_model", FSDPEngineWithValueHead)):
         if PLATFORM not in EngineRegistry._engines.get(model_type, {}).get("fsdp", {}):
             EngineRegistry.register(model_type=model_type, backend=["fsdp", "fsdp2"], device=PLATFORM)(engine)
 
