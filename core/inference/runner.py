@@ -230,8 +230,9 @@ def _check_compatible(first: dict[str, Any] | None, policy: ResizePolicy, templa
     from core.prompts import GUI_DESKTOP, GUIR1_GROUNDING, GUIR1_HIGH, GUIR1_LOW
 
     old = first.get("resize") or {}
-    differ = [f"{key} {old[key]} -> {getattr(policy, key)}" for key in ("min_pixels", "max_pixels", "factor")
-              if key in old and old[key] != getattr(policy, key)]
+    differ = [f"{key} {old.get(key)} -> {getattr(policy, key)}"
+              for key in ("min_pixels", "max_pixels", "factor", "prescale_max_pixels")
+              if (key in old or key == "prescale_max_pixels") and old.get(key) != getattr(policy, key)]
     if first.get("model") not in (None, model):
         differ.append(f"model {first.get('model')!r} -> {model!r}")
     written = first.get("template")
@@ -279,7 +280,9 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
 
     output = Path(output)
     options = {"backend": backend.name, "model": backend.model, "template": template or TRAINING_TEMPLATE,
-               "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor},
+               "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor,
+                          **({} if policy.prescale_max_pixels is None
+                             else {"prescale_max_pixels": policy.prescale_max_pixels})},
                "zoom": zoom, **(run_options or {})}
 
     def legacy_options(first: Mapping[str, Any]) -> dict[str, Any]:
