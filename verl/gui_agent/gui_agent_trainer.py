@@ -245,6 +245,7 @@ def trainer_class() -> type:
             replayed = [bool((e or {}).get("replayed")) for e in data["extra_fields"]]
             plan = self.replay.plan(uids, tasks, data["rm_scores"])
             tags = batch.tags  # the batch's own list: a replayed sample's lengths replace the old one's
+            row_of_key = {key: i for i, key in enumerate(batch.keys)}
             for item in plan:
                 key = keys[item.index]
                 row, tag = dict(item.item[0]), dict(item.item[1])
@@ -253,13 +254,13 @@ def trainer_class() -> type:
                 row["extra_fields"] = {**(row.get("extra_fields") or {}), "replayed": True}
                 tq.kv_batch_put(keys=[key], partition_id=batch.partition_id, fields=list_of_dict_to_tensordict([row]),
                                 tags=[tag])
-                tags[batch.keys.index(key)] = tag
+                tags[row_of_key[key]] = tag
                 replayed[item.index] = True
             stored = 0
             for i, key in enumerate(keys):
                 if ok[i] and not replayed[i]:
                     row = tq.kv_batch_get(keys=[key], partition_id=batch.partition_id)
-                    self.replay.add(tasks[i], (sample_row(row), dict(tags[batch.keys.index(key)])))
+                    self.replay.add(tasks[i], (sample_row(row), dict(tags[row_of_key[key]])))
                     stored += 1
             metrics.update({"rl/replay/injected": float(len(plan)), "rl/replay/stored": float(stored),
                             "rl/replay/buffered": float(sum(len(b) for b in self.replay.buffers.values()))})

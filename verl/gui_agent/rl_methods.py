@@ -26,6 +26,7 @@ A bad value is one ``ValueError`` line naming ``algorithm.<key>``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -206,8 +207,9 @@ def token_advantages(options: RLOptions, keys: Sequence[str], masks: Sequence[Se
         if t < len(spans[j]):  # turns past the response budget have no tokens
             start, end = spans[j][t]
             out[j][start:end] = a
+    turns_of = Counter(j for j, _ in row_of)
     for j, s in enumerate(spans):
-        turns = sum(1 for jj, _ in row_of if jj == j)
+        turns = turns_of[j]
         if len(s) > turns:
             raise ValueError(f"sample {keys[j]}: {len(s)} model-token runs in response_mask but {turns} turns")
     sizes = gigpo.step_group_sizes(row_task, row_anchor)
