@@ -76,6 +76,8 @@ def test_every_grounding_preset_on_every_grounding_benchmark(preset, bench, file
         geometry = p.geometry(*step.image_size, bench)
         assert r["template"] == template.name and r["error"] is None, r
         assert r["resized_size"] == [geometry.resized_width, geometry.resized_height]
+        if preset == "infigui_g1" and step.image_size == (3840, 2160):  # the fixture's 4K row (issue 51 class 4)
+            assert r["resized_size"] == [2800, 1568] and "2800x1568" in json.dumps(r["messages"])
         assert r["messages"] == template.render(step, geometry)
         assert r["generation"]["max_new_tokens"] == p.generation.max_new_tokens
         row = {"id": step.id, "instruction": step.instruction, **gold_columns(step), "group": step.group,
