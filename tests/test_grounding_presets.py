@@ -314,3 +314,23 @@ def test_reports_name_the_reading_and_only_the_authors_reading_reproduces(tmp_pa
     res = runner.invoke(app, ["eval", "--predictions", str(path), "--benchmark", "screenspot_v2", "--preset", "mai_ui",
                               "--reading", "loose"])
     assert res.exit_code == 2 and "--reading 'loose': unknown" in res.output, res.output
+
+
+def test_authors_readings_never_raise_or_hang():
+    """Model text is untrusted: every authors' reading returns a result (a reason when it fails) on hostile input,
+    quickly (no eval(), bounded regexes; the longest here is 60,000 characters)."""
+    import time
+
+    from core.authors import AUTHORS
+
+    hostile = ["(" + "1" * 60000, "(" * 60000, "[" + "1," * 30000, "<THINK>" * 9000, "\t:point:" * 8000,
+               "(" + "1" * 5000 + ", 2)", "[" + "9" * 5000 + ",1]", "point_2d " + "[" * 30000, "(" + "1." * 30000 + ", 2)",
+               "[{\"point_2d\": [1e999, 2]}]", "[NaN, 1, 2, 3]", "__import__('os').system('true')", "\x00\ud800", ""]
+    started = time.perf_counter()
+    for name, reading in AUTHORS.items():
+        for text in hostile:
+            result = reading.parse(text)
+            assert result.ok or result.error, (name, text[:40])
+    assert time.perf_counter() - started < 20
+    row = {"pred": '[{"point_2d": [1e999, 2]}]', "image_size": [100, 100]}
+    assert "not finite" in reparse_row(row, get_preset("qwen3vl"), "screenspot")["parse_error"]
