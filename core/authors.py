@@ -7,7 +7,7 @@ A preset without an entry in :data:`AUTHORS` reads the same in both modes.
 
 Each rule names its source (repo @ commit, file:lines; docs/presets.md "Authors' reading" lists them). The code
 here is this project's own: model text is untrusted, so nothing is ``eval()``-ed (where a script evaluates the
-answer as Python, :func:`core.parsers.parse_literal` reads the literal it would give), every regex is bounded, and
+answer as Python, the project's bounded literal reader reads the literal it would give), every regex is bounded, and
 a failure is a :class:`~core.parsers.ParseResult` with its reason, never an exception.
 """
 
@@ -21,12 +21,13 @@ from typing import Any
 
 from core.geometry import ImageGeometry
 from core.parsers import (
+    MAX_PAYLOAD_CHARS,
     REFUSAL_ACTION,
     ParsedAction,
     ParseResult,
     _guarded,
+    _LiteralParser,
     parse_action,
-    parse_literal,
 )
 
 #: The two ways ``eval --preset`` reads answers: the authors' code (default) or the project's tolerant parsers.
@@ -98,10 +99,17 @@ def _python_value(text: str) -> Any:
     expressions, which this reading never computes)."""
     body = text.strip()
     for candidate in (body, f"({body})"):
+        if len(candidate) > MAX_PAYLOAD_CHARS:
+            break
+        reader = _LiteralParser(candidate)
         try:
-            return parse_literal(candidate)
+            value, end = reader.parse_prefix()
         except (ValueError, RecursionError):
             continue
+        if end == len(candidate):
+            if "json_lit" in reader.features:  # true / false / null: names Python does not know
+                raise _Wrong("JSON true / false / null are not Python")
+            return value
     raise _Wrong("the answer is not a Python literal")
 
 
