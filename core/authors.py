@@ -205,18 +205,16 @@ _OWL_BRACKET = re.compile(r"\[(\d+), (\d+)\]")
 def _parse_guiowl(text: str) -> ParseResult:
     """GUI-Owl-1.5's script: every ``(x, y)`` of the answer (integers, any spaces after the comma), else every
     ``[x, y]`` (one space after the comma, exactly), wherever they stand; the last one is the answer. Without one
-    its point is ``[0, 0]``: a click at the origin here, except a ``terminate`` with status failure (the refusal
-    its OSWorld-G prompt asks for), which stays a refusal (the script scores its ``[0, 0]`` as the refusal on
-    refusal rows)."""
+    its point is ``[0, 0]``: a click at the origin, whatever the answer says. A ``terminate`` with status failure
+    (the refusal its OSWorld-G prompt asks for) is such an answer: the script turns it into ``[0, 0]``
+    (eval_grounding_benchmarks.py:402-410) and the benchmark's official evaluator judges that point, a click
+    (issue 51: a benchmark's refusal rule is its evaluator's; OSWorld-G's refusal is a negative point), so it
+    is never a refusal here."""
     matches = _OWL_PAREN.findall(text) or _OWL_BRACKET.findall(text)
     if matches:
         x, y = matches[-1]
         if len(x) <= _MAX_INT_DIGITS and len(y) <= _MAX_INT_DIGITS:
             return _click("guiowl15", int(x), int(y), {"answer": text.strip()[:256]})
-    called = parse_action(text, fmt="tool_call")
-    if called.ok and called.action is not None and called.action.action == "terminate" \
-            and (called.action.status or "").lower() == "failure":
-        return _refusal("guiowl15", text.strip())
     return _click("guiowl15", 0, 0, {"answer": text.strip()[:256], "fallback": "no coordinate: [0, 0]"})
 
 
@@ -433,7 +431,7 @@ AUTHORS: dict[str, Reading] = {
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "
-        "(a 1000 x 1000 frame), :388-411 (the two regexes, the last match, [0, 0])"),
+        "(a 1000 x 1000 frame), :388-393 (the two regexes), :402-410 (the last match, [0, 0], a terminate too)"),
 }
 
 

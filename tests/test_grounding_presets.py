@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_grounding_benchmarks import CONVERT_INPUTS, convert, prepared
 from test_presets import answer_in_frame
-from test_presets_2025 import ANSWERS, REFUSALS, _far
+from test_presets_2025 import ANSWERS, REFUSAL_READ_AS_ORIGIN, REFUSALS, _far
 from test_presets_2025 import screenspot as screenspot  # noqa: F401 (a fixture)
 from typer.testing import CliRunner
 
@@ -84,8 +84,8 @@ def test_every_grounding_preset_on_every_grounding_benchmark(preset, bench, file
                "ui_type": step.ui_type, "resize": {"resized_size": r["resized_size"]}}
         w, h = step.image_size
         if step.action.type == "impossible":  # OSWorld-G: the target is not on the screen
-            if refusal is not None:
-                hits.append({**row, "pred": refusal})
+            if refusal is not None:  # GUI-Owl-1.5's: its script's [0, 0], a click (issue 51)
+                (misses if preset in REFUSAL_READ_AS_ORIGIN else hits).append({**row, "pred": refusal})
             misses.append({**row, "pred": _written(preset, (w / 2, h / 2), geometry)})
         else:
             hits.append({**row, "pred": _written(preset, step.action.point, geometry)})
@@ -187,7 +187,8 @@ def test_infigui_g1_resizes_in_two_steps_as_its_eval_script(tmp_path):
 def test_guiowl15_reads_bare_points_anywhere_last_wins_else_origin(tmp_path):
     """Issue 51 class 5: GUI-Owl-1.5's script reads every ``(x, y)`` of the answer, else every ``[x, y]`` (one
     space), the last one wins, and no coordinate is [0, 0]; the project's parser wanted a tool call. On a 1000 x
-    1000 screen (0-1000 = pixels) with the gold box at the origin, an answer with no coordinate hits."""
+    1000 screen (0-1000 = pixels) with the gold box at the origin, an answer with no coordinate hits; so does its
+    refusal (terminate, failure: no coordinate either)."""
     call = ('<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [%d, %d]}}'
             '\n</tool_call>')
     answers = {"call": call % (5, 5), "bare": "The button is at [5, 5].", "paren_then_call": "Click (5, 6).\n"
@@ -196,15 +197,33 @@ def test_guiowl15_reads_bare_points_anywhere_last_wins_else_origin(tmp_path):
     rows = _gold_rows(answers, [0, 0, 10, 10], size=(1000, 1000))
     assert _verdicts(rows, "guiowl15") == {"call": [5.0, 5.0], "bare": [5.0, 5.0], "paren_then_call": [5.0, 6.0],
                                           "two_paren": [5.0, 5.0], "no_space": [0.0, 0.0], "nothing": [0.0, 0.0],
-                                          "refusal": None}
+                                          "refusal": [0.0, 0.0]}
     tolerant = _verdicts(rows, "guiowl15", "tolerant")
     assert tolerant["call"] == [5.0, 5.0] and tolerant["bare"] is None and tolerant["nothing"] is None
-    assert tolerant["paren_then_call"] == [900.0, 900.0]
-    data = _eval(rows[:-1], "screenspot", "guiowl15", tmp_path / "screenspot_test.jsonl")
+    assert tolerant["paren_then_call"] == [900.0, 900.0] and tolerant["refusal"] is None
+    data = _eval(rows, "screenspot", "guiowl15", tmp_path / "screenspot_test.jsonl")
     assert data["unparseable"]["count"] == 0 and data["metrics"]["overall"] == 1.0, data
     rows = _gold_rows({"no_space": "[5,5]", "call": call % (50, 50)}, [4, 4, 10, 10], size=(1000, 1000))
     data = _eval(rows, "screenspot", "guiowl15", tmp_path / "again" / "screenspot_test.jsonl")
     assert data["metrics"]["overall"] == 0.0, data
+
+
+def test_guiowl15_refusal_is_a_click_at_the_origin_under_osworld_g(tmp_path):
+    """Issue 51: the benchmark's evaluator decides what a refusal is. GUI-Owl-1.5's script turns its terminate
+    (status failure) into [0, 0] (eval_grounding_benchmarks.py:402-410) and OSWorld-G's evaluator counts only a
+    point with negative coordinates as a refusal, so the literal reading scores that answer as a click at the
+    origin: a miss on the refusal row, and a hit only where the gold region holds (0, 0). ``--reading tolerant``
+    keeps it a refusal."""
+    base = {"group": "refusal", "ui_type": "text", "image_size": [1000, 500], "instruction": "open it",
+            "resize": {"resized_size": [1024, 512]}, "pred": REFUSALS["guiowl15"]}
+    rows = [{**base, "id": "absent", "gt_action": "impossible", "gt_bbox": [-1.0, -1.0]},
+            {**base, "id": "origin", "gt_action": "click", "gt_bbox": [0.0, 0.0, 20.0, 20.0], "group": "text_matching"}]
+    read = {r["id"]: reparse_row(r, get_preset("guiowl15"), "osworld_g") for r in rows}
+    assert [(r["pred_action"], r["pred_coord"]) for r in read.values()] == [("click", [0.0, 0.0])] * 2
+    assert reparse_row(rows[0], get_preset("guiowl15"), "osworld_g", "tolerant")["pred_action"] == "impossible"
+    data = _eval(rows, "osworld_g", "guiowl15", tmp_path / "osworld_g_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["metrics"]["refusal"] == 0.0, data
+    assert data["counts"]["hits"] == 1 and data["metrics"]["overall"] == 0.5, data
 
 
 def test_uivenus15_reads_integers_only_and_the_first_two(tmp_path):

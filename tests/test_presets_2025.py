@@ -54,6 +54,9 @@ REFUSALS = {
                 "</tool_call>",
     "step_gui": "<THINK> not on the screen </THINK>\nexplain:absent\taction:ABORT\tvalue:no such element",
 }
+#: Presets whose authors' code turns the model's refusal into a click at (0, 0) (GUI-Owl-1.5's script: a terminate
+#: has no coordinate, so [0, 0]; issue 51): a refusal only under ``--reading tolerant``.
+REFUSAL_READ_AS_ORIGIN = ("guiowl15",)
 #: InfiGUI-G1's first resize step (eval/eval.py:41-44): the screenshot scaled to 5600 image tokens, then smart_resize.
 PRESCALE = {"infigui_g1": 5600 * 28 * 28}
 # The published settings (docs/presets.md): template, max new tokens, min / max pixels, patch factor.
@@ -245,12 +248,14 @@ def test_eval_preset_on_answers_in_the_models_format(preset, screenspot, tmp_pat
     original = len(rows) - (refusal is not None)
     assert data["counts"]["hits"] == (original + 1) // 2 and data["counts"]["n"] == len(rows), data["counts"]
     # ScreenSpot's scorer lists a prediction without a point (the refusal) with the unparseable rows: never as a
-    # parse error
-    assert data["unparseable"]["count"] == (refusal is not None)
+    # parse error; GUI-Owl-1.5's refusal is its script's click at (0, 0) (a miss with a point)
+    refuses = refusal is not None and preset not in REFUSAL_READ_AS_ORIGIN
+    assert data["unparseable"]["count"] == refuses
     assert not any("parse error" in e["reason"] for e in data["unparseable"]["examples"]), data["unparseable"]
     if refusal is not None:
         scored = reparse_row(rows[-1], get_preset(preset), "screenspot")
-        assert scored["parse_ok"] and scored["pred_action"] == REFUSAL_ACTION and scored["pred_coord"] is None
+        expected = (REFUSAL_ACTION, None) if refuses else ("click", [0.0, 0.0])
+        assert scored["parse_ok"] and (scored["pred_action"], scored["pred_coord"]) == expected, scored
 
 
 @pytest.mark.parametrize("preset", [p for p in NEW if REFUSALS[p] is not None])
@@ -261,10 +266,12 @@ def test_refusal_is_parsed_as_a_refusal(preset):
     assert action.type == REFUSAL_ACTION and action.point is None
 
 
+@pytest.mark.parametrize("reading", ["authors", "tolerant"])
 @pytest.mark.parametrize("preset", [p for p in NEW if REFUSALS[p] is not None])
-def test_refusal_scores_on_osworld_gs_refusal_rows(preset, tmp_path):
+def test_refusal_scores_on_osworld_gs_refusal_rows(preset, reading, tmp_path):
     """On OSWorld-G a refusal row is hit by the model's refusal and missed by a click; a row with a target, the
-    other way round."""
+    other way round. GUI-Owl-1.5's refusal (terminate, failure) is its script's [0, 0] under the authors' reading:
+    a click at the origin, which OSWorld-G's evaluator scores as a click, so it misses the refusal row too."""
     base = {"gt_input_text": "no input text", "group": "text_matching", "ui_type": "text", "image_size": [1000, 500],
             "instruction": "open it", "resize": {"resized_size": [1000, 500]}}
     absent = {**base, "gt_action": "impossible", "gt_bbox": [-100.0, -100.0]}
@@ -276,10 +283,12 @@ def test_refusal_scores_on_osworld_gs_refusal_rows(preset, tmp_path):
     pred = tmp_path / "osworld_g_test.json"
     pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
     res = runner.invoke(app, ["eval", "--predictions", str(pred), "--benchmark", "osworld_g", "--preset", preset,
-                              "--json", str(tmp_path / "r.json")])
+                              "--reading", reading, "--json", str(tmp_path / "r.json")])
     assert res.exit_code == 0, res.output
     data = json.loads((tmp_path / "r.json").read_text())
-    assert data["counts"]["hits"] == 2 and data["counts"]["n"] == 4 and data["unparseable"]["count"] == 0, data
+    refuses = reading == "tolerant" or preset not in REFUSAL_READ_AS_ORIGIN
+    assert data["counts"]["hits"] == 1 + refuses and data["counts"]["n"] == 4, data
+    assert data["unparseable"]["count"] == 0 and data["metrics"]["refusal"] == (0.5 if refuses else 0.0), data
 
 
 @pytest.mark.parametrize("preset", NEW)
