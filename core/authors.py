@@ -13,20 +13,25 @@ a failure is a :class:`~core.parsers.ParseResult` with its reason, never an exce
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from core.actions import POINT_ACTIONS
 from core.geometry import ImageGeometry
 from core.parsers import (
+    MAX_ANSWER_CHARS,
     MAX_PAYLOAD_CHARS,
     REFUSAL_ACTION,
     ParsedAction,
     ParseResult,
     _guarded,
     _LiteralParser,
+    _UITARS_NAMES,
     parse_action,
 )
 
@@ -391,6 +396,136 @@ def _qwen3vl_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
     return int(a.point[0]) / 1000 * g.width, int(a.point[1]) / 1000 * g.height
 
 
+# ------------------------------------------------------------------------------------------------ UI-TARS
+
+_UITARS_SOURCE = "bytedance/UI-TARS @ 582f3a7 codes/ui_tars/action_parser.py"
+#: ``convert_point_to_coordinates`` (action_parser.py:15): ``<point>x y</point>`` of integers.
+_UITARS_POINT = re.compile(r"<point>(\d+)\s+(\d+)</point>")
+_UITARS_TYPE = re.compile(r"type\(content='(.*?)'\)")
+_UNESCAPED_QUOTE = re.compile(r"(?<!\\)'")
+#: Qwen2-VL's box tokens, which the decode (``skip_special_tokens``, vLLM's and this project's) leaves out.
+_BOX_TOKENS = ("<|box_start|>", "<|box_end|>")
+#: The actions whose ``start_box`` the pyautogui step turns into a click (action_parser.py:468-483).
+_UITARS_CLICKS = ("click", "left_single", "left_double", "right_single", "hover")
+
+
+def _digits(s: str) -> int:
+    """``int()`` of a ``\\d+`` match (any Unicode digits, as Python's ``re`` and ``int()`` read them);
+    :class:`_Wrong` where ``int()`` refuses its length."""
+    if len(s) > _MAX_INT_DIGITS:
+        raise _Wrong("an integer of over 4,300 digits")
+    return int(s)
+
+
+def _uitars_call(code: str) -> tuple[str | None, dict[Any, Any]]:
+    """``parse_action`` (action_parser.py:31-72): the text as one Python expression (``ast.parse``, never run),
+    a call; its function's name (a name or an attribute) and its keyword arguments, a constant's value or None."""
+    if len(code) > MAX_ANSWER_CHARS:
+        raise _Wrong(f"action of {len(code)} characters (over {MAX_ANSWER_CHARS} read)")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call = ast.parse(code, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        raise _Wrong(f"action can't parse: {type(e).__name__}") from None
+    if not isinstance(call, ast.Call):
+        raise _Wrong("action can't parse: not a function call")
+    func = call.func.id if isinstance(call.func, ast.Name) else \
+        call.func.attr if isinstance(call.func, ast.Attribute) else None
+    return func, {kw.arg: kw.value.value if isinstance(kw.value, ast.Constant) else None for kw in call.keywords}
+
+
+def _uitars_box(value: str) -> list[float]:
+    """A ``start_box`` / ``end_box`` value (action_parser.py:241-265): parentheses removed, split on commas,
+    ``float()`` of each part (as Python reads a float: whitespace, ``1e2``, ``inf``); 2 numbers become the box
+    ``[x, y, x, y]``."""
+    numbers = []
+    for part in value.replace("(", "").replace(")", "").split(","):
+        try:
+            numbers.append(float(part))
+        except ValueError:
+            raise _Wrong(f"{part.strip()[:40]!r} is not a number") from None
+    return numbers * 2 if len(numbers) == 2 else numbers
+
+
+def _uitars_action(code: str, whole: str) -> ParsedAction:
+    """One action: :func:`_uitars_call`, then ``parse_action_to_structure_output``'s arguments (an empty string
+    skipped, any other non-string value fails at its ``lstrip()``; boxes read by :func:`_uitars_box`) and the
+    pyautogui step's reading of a box (exactly 4 numbers, the click family needs one). The action's name maps to
+    this project's as the tolerant parser maps it, whose other fields (text, direction) it keeps."""
+    func, kwargs = _uitars_call(code)
+    boxes: dict[str, list[float]] = {}
+    for key, value in kwargs.items():
+        if value == "":
+            continue
+        if not isinstance(value, (str, bytes)) or not isinstance(key, str):
+            raise _Wrong(f"argument {str(key)[:40]!r} is not a string")
+        if "start_box" in key or "end_box" in key:
+            if not isinstance(value, str):
+                raise _Wrong(f"{key[:40]} is not a string")
+            boxes[key.strip()] = _uitars_box(value.lstrip())
+    if func in _UITARS_CLICKS and "start_box" not in boxes:
+        raise _Wrong(f"{func} has no start_box")
+    if any(len(b) != 4 for b in boxes.values()):
+        raise _Wrong("a box of other than 2 or 4 numbers")
+    name = _UITARS_NAMES.get(func) if isinstance(func, str) else None
+    if name is None:
+        raise _Wrong(f"unrecognized action {str(func)[:40]!r}")
+    centre = {k: ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for k, b in boxes.items()}
+    raw = {"function": func, "boxes": boxes, "answer": whole[:256]}
+    tolerant = parse_action(f"Action: {code}", fmt="uitars")
+    if tolerant.ok and tolerant.action is not None:
+        base = tolerant.action
+    elif name in POINT_ACTIONS and "start_box" in centre:
+        base = ParsedAction(action=name, fmt="uitars")
+    else:
+        raise _Wrong(f"{func}: {tolerant.error}")
+    return replace(base, point=centre.get("start_box"), end_point=centre.get("end_box"), raw=raw)
+
+
+def _parse_uitars(text: str) -> ParseResult:
+    """``parse_action_to_structure_output`` (action_parser.py:146-276): ``<point>x y</point>`` -> ``(x,y)`` (and
+    ``[EOS]`` removed), ``start_point=`` / ``end_point=`` / ``point=`` renamed to the boxes; ``Action:`` required;
+    the text after the last ``Action: `` split into actions at ``)`` + blank line, each closed with ``)``, a
+    ``type(content='...')`` rewritten with its quotes escaped; every action must parse (:func:`_uitars_action`)."""
+    text = text.strip()
+    for token in _BOX_TOKENS:
+        text = text.replace(token, "")
+    if "<point>" in text:
+        text = _UITARS_POINT.sub(lambda m: f"({_digits(m.group(1))},{_digits(m.group(2))})",
+                                 text.replace("[EOS]", "")).strip()
+    text = text.replace("start_point=", "start_box=").replace("end_point=", "end_box=").replace("point=", "start_box=")
+    if "Action:" not in text:
+        raise _Wrong("no 'Action:'")
+    actions = []
+    for code in text.split("Action: ")[-1].split(")\n\n"):
+        if "type(content" in code:
+            code = code if code.strip().endswith(")") else code.strip() + ")"
+            if _UITARS_TYPE.search(code) is None:
+                raise _Wrong("type(content='...') not found")
+            code = "type(content='" + _UNESCAPED_QUOTE.sub(r"\\'", _UITARS_TYPE.sub(lambda m: m.group(1), code)) + "')"
+        code = code if code.strip().endswith(")") else code.strip() + ")"
+        actions.append(_uitars_action(code.replace("\n", "\\n").lstrip(), text))
+    return ParseResult(ok=True, format="uitars", actions=tuple(actions))
+
+
+def _uitars_pixels(frame: Callable[[ImageGeometry], tuple[float, float]]) -> Callable[
+        [ParsedAction, ImageGeometry], Point | None]:
+    """``parsing_response_to_pyautogui_code`` (action_parser.py:474-483): the box's numbers divided by the frame's
+    size (``frame``: 1000 for UI-TARS 1.0, ``factor``; the smart-resized size for 1.5, model_type ``qwen25vl``:
+    :247-259), then ``round((x1 + x2) / 2 * W, 3)``."""
+
+    def pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+        box = a.raw.get("boxes", {}).get("start_box") if a.fmt == "uitars" else None
+        if box is None:
+            return None
+        fw, fh = frame(g)
+        x1, y1, x2, y2 = box[0] / fw, box[1] / fh, box[2] / fw, box[3] / fh
+        return round(float((x1 + x2) / 2) * g.width, 3), round(float((y1 + y2) / 2) * g.height, 3)
+
+    return pixels
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -428,6 +563,16 @@ AUTHORS: dict[str, Reading] = {
         "QwenLM/Qwen3-VL @ 9658872 cookbooks/spatial_understanding.ipynb:91-116 (decode_json_points), :140-141 "
         "(int(point[0]) / 1000 * width)",
         _qwen3vl_pixels),
+    "uitars": Reading(
+        _guard("uitars", _parse_uitars),
+        f"{_UITARS_SOURCE}:146-276 (parse_action_to_structure_output; 1.0: numbers / factor 1000, :259), "
+        ":468-483 (round((x1 + x2) / 2 * W, 3))",
+        _uitars_pixels(lambda g: (1000, 1000))),
+    "uitars15": Reading(
+        _guard("uitars", _parse_uitars),
+        f"{_UITARS_SOURCE}:146-276 (parse_action_to_structure_output; model_type qwen25vl: numbers / the "
+        "smart_resize size, :164-170, :248-257), :468-483 (round((x1 + x2) / 2 * W, 3))",
+        _uitars_pixels(lambda g: (g.resized_width, g.resized_height))),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "

@@ -311,6 +311,42 @@ def test_qwen3vl_point_2d_as_the_cookbook_reads_it(tmp_path):
     assert data["metrics"]["overall"] == 0.5 and data["data"]["reading"] == "authors", data
 
 
+def test_uitars15_maps_as_its_action_parser_rounding_to_three_decimals(tmp_path):
+    """UI-TARS' action_parser.py (model_type qwen25vl): the point divided by the smart-resized size, then
+    round(x * W, 3): on a 1920 x 1080 screen (resized 1932 x 1092) 100 is round(100 / 1932 * 1920, 3) = 99.379
+    px, inside a box from 99.3789 (the exact 99.37888 is left of it: the tolerant reading misses); 99 misses."""
+    rows = _gold_rows({"edge": "Thought: The menu.\nAction: click(point='<point>100 540</point>')",
+                       "box": "Action: click(start_box='(100,540)')", "left": "Action: click(start_box='(99,540)')"},
+                      [99.3789, 500, 120, 600], resized=(1932, 1092))
+    got = _verdicts(rows, "uitars15")
+    assert got["edge"] == got["box"] == [99.379, 534.066] and got["left"] == [98.385, 534.066], got
+    assert _verdicts(rows, "uitars15", "tolerant")["edge"] == pytest.approx([99.37888, 534.06593])
+    data = _eval(rows, "screenspot", "uitars15", tmp_path / "screenspot_test.jsonl")
+    assert data["counts"]["hits"] == 2 and data["unparseable"]["count"] == 0, data
+
+
+@pytest.mark.parametrize("preset", ["uitars", "uitars15"])
+def test_uitars_formats_as_its_action_parser_reads_them(preset):
+    """action_parser.py's parse_action_to_structure_output: ``Action:`` is required (a bare point fails its
+    assert), the text after ``Action: `` is Python-parsed, ``<point>x y</point>`` of integers only, a box of 2 or 4
+    float() numbers, arguments that are strings, a function name exactly as its action space writes it, several
+    actions split at ``)`` and a blank line; 1.0 answers on 0-1000 (numbers / 1000), 1.5 in resized pixels."""
+    answers = {"ok": "Thought: t\nAction: click(start_box='<|box_start|>(500,500)<|box_end|>')",
+               "bare": "(500,500)", "no_space": "Action:click(start_box='(500,500)')",
+               "bbox": "Action: click(start_box='<bbox>490 490 510 510</bbox>')", "three": "Action: click(start_box='(5,5,5)')",
+               "decimal_point": "Action: click(point='<point>500.5 500</point>')", "float_box": "Action: click(start_box='(500.5,500)')",
+               "capital": "Action: Click(start_box='(500,500)')", "not_string": "Action: click(start_box=(500, 500))",
+               "two": "Action: click(start_box='(500,500)')\n\nfinished(content='done')",
+               "exponent": "Action: click(start_box='(5e2, 500)')"}
+    rows = _gold_rows(answers, [0, 0, 10, 10], size=(1000, 1000), resized=(1000, 1000))
+    assert _verdicts(rows, preset) == {"ok": [500.0, 500.0], "bare": None, "no_space": None, "bbox": None,
+                                       "three": None, "decimal_point": None, "float_box": [500.5, 500.0],
+                                       "capital": None, "not_string": None, "two": [500.0, 500.0],
+                                       "exponent": [500.0, 500.0]}
+    tolerant = _verdicts(rows, preset, "tolerant")
+    assert tolerant["no_space"] == tolerant["bbox"] == tolerant["capital"] == [500.0, 500.0], tolerant
+
+
 def test_reports_name_the_reading_and_only_the_authors_reading_reproduces(tmp_path):
     """The two readings (issue 51 "What to build"): ``--reading authors`` is the default, ``tolerant`` the named
     second mode; the result's ``data.reading`` and the table title say which produced the numbers, and
