@@ -526,6 +526,33 @@ def _uitars_pixels(frame: Callable[[ImageGeometry], tuple[float, float]]) -> Cal
     return pixels
 
 
+# ------------------------------------------------------------------------------------------------ SeeClick
+
+_SEECLICK_SOURCE = "njucckevin/SeeClick @ 661ff1b pretrain/"
+_SEECLICK_BOX = re.compile(r"<box>\((\d+),(\d+)\),\((\d+),(\d+)\)</box>")
+_SEECLICK_NUMBER = re.compile(r"-?\d+\.?\d*")
+
+
+def _parse_seeclick(text: str) -> ParseResult:
+    """SeeClick's ScreenSpot script: an answer containing ``box`` anywhere is read by ``extract_bbox`` (every
+    ``<box>(x1,y1),(x2,y2)</box>`` of integers without spaces; the first box's centre, divided by 1000); none
+    there is wrong format. Any other answer by ``pred_2_point``: every number ``-?\\d+\\.?\\d*`` of the text,
+    2 of them the point, 4 the centre of the box, any other count wrong format; fractions of the screenshot."""
+    answer = {"answer": text.strip()[:256]}
+    if "box" in text:
+        found = _SEECLICK_BOX.search(text)
+        if found is None:
+            raise _Wrong("'box' in the answer without a <box>(x1,y1),(x2,y2)</box> of integers")
+        x1, y1, x2, y2 = (_digits(v) for v in found.groups())
+        return _click("seeclick", (x1 + x2) / 2 / 1000, (y1 + y2) / 2 / 1000, answer)
+    numbers = [float(n) for n in _SEECLICK_NUMBER.findall(text)]
+    if len(numbers) == 2:
+        return _click("seeclick", numbers[0], numbers[1], answer)
+    if len(numbers) == 4:
+        return _click("seeclick", (numbers[0] + numbers[2]) / 2, (numbers[1] + numbers[3]) / 2, answer)
+    raise _Wrong(f"{len(numbers)} numbers (2 or 4 read)")
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -573,6 +600,10 @@ AUTHORS: dict[str, Reading] = {
         f"{_UITARS_SOURCE}:146-276 (parse_action_to_structure_output; model_type qwen25vl: numbers / the "
         "smart_resize size, :164-170, :248-257), :468-483 (round((x1 + x2) / 2 * W, 3))",
         _uitars_pixels(lambda g: (g.resized_width, g.resized_height))),
+    "seeclick": Reading(
+        _guard("seeclick", _parse_seeclick),
+        f"{_SEECLICK_SOURCE}screenspot_test.py:80-86 ('box' in the answer: extract_bbox, centre / 1000; else "
+        "pred_2_point), process_utils.py:27-34 (pred_2_point: 2 or 4 numbers), :37-42 (extract_bbox)"),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "

@@ -333,8 +333,10 @@ def test_uitars_formats_as_its_action_parser_reads_them(preset):
     actions split at ``)`` and a blank line; 1.0 answers on 0-1000 (numbers / 1000), 1.5 in resized pixels."""
     answers = {"ok": "Thought: t\nAction: click(start_box='<|box_start|>(500,500)<|box_end|>')",
                "bare": "(500,500)", "no_space": "Action:click(start_box='(500,500)')",
-               "bbox": "Action: click(start_box='<bbox>490 490 510 510</bbox>')", "three": "Action: click(start_box='(5,5,5)')",
-               "decimal_point": "Action: click(point='<point>500.5 500</point>')", "float_box": "Action: click(start_box='(500.5,500)')",
+               "bbox": "Action: click(start_box='<bbox>490 490 510 510</bbox>')",
+               "three": "Action: click(start_box='(5,5,5)')",
+               "decimal_point": "Action: click(point='<point>500.5 500</point>')",
+               "float_box": "Action: click(start_box='(500.5,500)')",
                "capital": "Action: Click(start_box='(500,500)')", "not_string": "Action: click(start_box=(500, 500))",
                "two": "Action: click(start_box='(500,500)')\n\nfinished(content='done')",
                "exponent": "Action: click(start_box='(5e2, 500)')"}
@@ -345,6 +347,25 @@ def test_uitars_formats_as_its_action_parser_reads_them(preset):
                                        "exponent": [500.0, 500.0]}
     tolerant = _verdicts(rows, preset, "tolerant")
     assert tolerant["no_space"] == tolerant["bbox"] == tolerant["capital"] == [500.0, 500.0], tolerant
+
+
+def test_seeclick_reads_as_its_screenspot_script(tmp_path):
+    """SeeClick's screenspot_test.py: ``box`` anywhere sends the answer to extract_bbox (``<box>(x1,y1),(x2,y2)
+    </box>`` of integers, no spaces: the centre / 1000), else pred_2_point reads every number of the text: 2 the
+    point, 4 the centre, other counts wrong format. ``.5`` is read as 5 (its pattern needs a digit first)."""
+    answers = {"point": "(0.49,0.40)", "box": "<box>(480,390),(500,410)</box>",
+               "spaced": "<box>(480, 390),(500,410)</box>", "checkbox": "The checkbox at (0.49,0.40)",
+               "four": "(0.48,0.39) to (0.50,0.41)", "three": "(0.49,0.40,1)", "leading_dot": "(.49,.40)",
+               "words": "Click at x 0.49, y 0.40 of screen 1"}
+    rows = _gold_rows(answers, [930, 420, 950, 440])
+    got = _verdicts(rows, "seeclick")
+    assert got == {"point": [0.49 * 1920, 0.40 * 1080], "box": [0.49 * 1920, 0.40 * 1080], "spaced": None,
+                   "checkbox": None, "four": pytest.approx([0.49 * 1920, 0.40 * 1080]), "three": None,
+                   "leading_dot": [49 * 1920, 40 * 1080], "words": None}, got
+    tolerant = _verdicts(rows, "seeclick", "tolerant")
+    assert tolerant["spaced"] == pytest.approx([0.49 * 1920, 0.40 * 1080]) == tolerant["checkbox"]
+    data = _eval(rows, "screenspot", "seeclick", tmp_path / "screenspot_test.jsonl")
+    assert data["counts"]["hits"] == 3 and data["unparseable"]["count"] == 4, data
 
 
 def test_reports_name_the_reading_and_only_the_authors_reading_reproduces(tmp_path):

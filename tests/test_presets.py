@@ -627,7 +627,8 @@ def test_eval_preset_refuses_numbers_it_cannot_read_whole(preset, pred, reason, 
 
 def test_eval_preset_reads_exponents_thoughts_and_cut_boxes_where_the_model_meant(tmp_path):
     """1e2 is one number; an OS-Atlas thought that starts with an action word is thought; a SeeClick box without
-    </box> is on its 0-1000 grid: each lands on the gold box (hit)."""
+    </box> is on its 0-1000 grid (the tolerant reading; SeeClick's own script finds no box there: wrong format):
+    each lands on the gold box (hit)."""
     x, y = _in_frame("uground", (200, 150))
     xo, yo = _in_frame("os_atlas", (200, 150))
     cases = [
@@ -636,5 +637,9 @@ def test_eval_preset_reads_exponents_thoughts_and_cut_boxes_where_the_model_mean
         ("seeclick", "<box>(150,250),(250,350)"),  # centre (0.2, 0.3) of a 1000 x 500 screen: (200, 150)
     ]
     for preset, pred in cases:
-        res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows(preset)[0], pred=pred))], preset)
+        reading = ["--reading", "tolerant"] if preset == "seeclick" else []
+        res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows(preset)[0], pred=pred))], preset, "screenspot",
+                               *reading)
         assert res.exit_code == 0 and data["counts"]["hits"] == 1, (preset, pred, res.output)
+    res, data = _eval_rows(tmp_path, [json.dumps(dict(_rows("seeclick")[0], pred=cases[-1][1]))], "seeclick")
+    assert res.exit_code == 0 and data["unparseable"]["count"] == 1, res.output
