@@ -553,6 +553,60 @@ def _parse_seeclick(text: str) -> ParseResult:
     raise _Wrong(f"{len(numbers)} numbers (2 or 4 read)")
 
 
+# ------------------------------------------------------------------------------------------------ Qwen2.5-VL
+
+_QWEN25_SOURCE = ("QwenLM/Qwen2.5-VL cookbooks/spatial_understanding.ipynb as copied in the fork "
+                  "jaylim13/Qwen2.5-VL-fork @ 40239aa (QwenLM @ f0af299's blob e28ff778 is not in the snapshot)")
+_QWEN25_BOXES = "qwen25_bbox_2d"
+
+
+def _qwen25_boxes(text: str) -> list[list[float]]:
+    """The cookbook's ``parse_json`` (the lines after a line that is exactly ```` ```json ````, up to the next
+    ```` ``` ````), then ``ast.literal_eval`` of that (here the bounded literal reader: no expression is
+    computed), else of it cut after its last ``"}`` and closed with ``]``; then ``plot_bounding_boxes``'s loop:
+    every item's ``bbox_2d``, its first four numbers (a dict answer iterates its keys and fails there)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line == "```json":
+            text = "\n".join(lines[i + 1:]).split("```")[0]
+            break
+    try:
+        value = _python_value(text)
+    except _Wrong:
+        value = _python_value(text[:text.rfind('"}') + len('"}')] + "]")
+    if not isinstance(value, (list, tuple)):
+        raise _Wrong("the answer is not a list of boxes")
+    boxes = []
+    for item in value:
+        box = item.get("bbox_2d") if isinstance(item, dict) else None
+        if not isinstance(box, (list, tuple)) or len(box) < 4 or not all(_is_number(v) for v in box[:4]):
+            raise _Wrong("an item without a bbox_2d of four numbers")
+        boxes.append([float(v) for v in box[:4]])
+    if not boxes:
+        raise _Wrong("no box")
+    return boxes
+
+
+def _parse_qwen25vl(text: str) -> ParseResult:
+    """Qwen2.5-VL's cookbook reading of a ``bbox_2d`` answer (:func:`_qwen25_boxes`); the first box is the
+    answer, scored at its centre."""
+    box = _qwen25_boxes(text)[0]
+    return ParseResult(ok=True, format="qwen_grounding", actions=(ParsedAction(
+        action="click", point=((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), fmt=_QWEN25_BOXES,
+        raw={"bbox_2d": box, "answer": text.strip()[:256]}),))
+
+
+def _qwen25vl_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+    """``plot_bounding_boxes``: each corner ``int(x / input_width * width)`` (truncated; input_width the
+    smart-resized width), corners swapped when reversed; the centre of that box."""
+    box = a.raw.get("bbox_2d") if a.fmt == _QWEN25_BOXES else None
+    if box is None:
+        return None
+    x1, x2 = sorted((int(box[0] / g.resized_width * g.width), int(box[2] / g.resized_width * g.width)))
+    y1, y2 = sorted((int(box[1] / g.resized_height * g.height), int(box[3] / g.resized_height * g.height)))
+    return (x1 + x2) / 2, (y1 + y2) / 2
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -604,6 +658,11 @@ AUTHORS: dict[str, Reading] = {
         _guard("seeclick", _parse_seeclick),
         f"{_SEECLICK_SOURCE}screenspot_test.py:80-86 ('box' in the answer: extract_bbox, centre / 1000; else "
         "pred_2_point), process_utils.py:27-34 (pred_2_point: 2 or 4 numbers), :37-42 (extract_bbox)"),
+    "qwen25vl": Reading(
+        _guard("qwen_grounding", _parse_qwen25vl),
+        f"{_QWEN25_SOURCE}: first code cell, parse_json (the ```json fence), plot_bounding_boxes (ast.literal_eval, "
+        "the cut after the last '\"}', int(bbox_2d[0] / input_width * width))",
+        _qwen25vl_pixels),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "

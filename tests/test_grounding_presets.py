@@ -368,6 +368,24 @@ def test_seeclick_reads_as_its_screenspot_script(tmp_path):
     assert data["counts"]["hits"] == 3 and data["unparseable"]["count"] == 4, data
 
 
+def test_qwen25vl_bbox_2d_as_its_cookbook_reads_and_truncates_it(tmp_path):
+    """The Qwen2.5-VL spatial-understanding cookbook: the ```json fence (a line of its own) stripped, the rest a
+    Python literal (else cut after its last '"}' and closed with ']'), every item's bbox_2d, each corner
+    int(x / resized W * W). On 1920 x 1080 (resized 1932 x 1092) [100, 200, 120, 220] is the box 99..119 x
+    197..217 px, centre (109, 207): left of a gold box from 109.2 (the tolerant reading's 109.317 hits)."""
+    answers = {"fenced": '```json\n[{"bbox_2d": [100, 200, 120, 220], "label": "menu"}]\n```',
+               "cut": '[{"bbox_2d": [100, 200, 120, 220], "label": "menu"}, {"bbox_2d": [1, 2, 3, 4], "label": "x"',
+               "text": 'The menu: [{"bbox_2d": [100, 200, 120, 220]}]', "point": '[{"point_2d": [110, 210]}]',
+               "object": '{"bbox_2d": [100, 200, 120, 220]}'}
+    rows = _gold_rows(answers, [109.2, 150, 140, 250], resized=(1932, 1092))
+    assert _verdicts(rows, "qwen25vl") == {"fenced": [109.0, 207.0], "cut": [109.0, 207.0], "text": None,
+                                           "point": None, "object": None}
+    tolerant = _verdicts(rows, "qwen25vl", "tolerant")
+    assert tolerant["fenced"] == pytest.approx([110 * 1920 / 1932, 210 * 1080 / 1092]) and tolerant["text"]
+    data = _eval(rows[:1], "screenspot", "qwen25vl", tmp_path / "screenspot_test.jsonl")
+    assert data["metrics"]["overall"] == 0.0 and data["unparseable"]["count"] == 0, data
+
+
 def test_reports_name_the_reading_and_only_the_authors_reading_reproduces(tmp_path):
     """The two readings (issue 51 "What to build"): ``--reading authors`` is the default, ``tolerant`` the named
     second mode; the result's ``data.reading`` and the table title say which produced the numbers, and
