@@ -55,6 +55,8 @@ class Reading:
     parse: Callable[[str], ParseResult]
     source: str
     to_original: Callable[[ParsedAction, ImageGeometry], Point | None] | None = None
+    #: Read so on grounding benchmarks only (the rule is a grounding harness's; navigation answers: tolerant).
+    grounding_only: bool = False
 
 
 class _Wrong(ValueError):
@@ -607,6 +609,34 @@ def _qwen25vl_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
     return (x1 + x2) / 2, (y1 + y2) / 2
 
 
+# ------------------------------------------------------------------------------------------------ Aguvis
+
+_AGUVIS_XY = re.compile(r"x=([\d.]+), y=([\d.]+)")
+
+
+def _parse_aguvis(text: str) -> ParseResult:
+    """VLMEvalKit's ``parse_bbox_aguvis`` (Aguvis publishes no evaluation code): the first ``x=<digits and
+    dots>, y=<digits and dots>`` (one space), ``float()`` of each (``1.2.3`` raises: wrong format); none is the
+    point (0.0, 0.0)."""
+    found = _AGUVIS_XY.search(text)
+    if found is None:
+        return _click("aguvis", 0.0, 0.0, {"answer": text.strip()[:256], "fallback": "no x=.., y=..: [0.0, 0.0]"})
+    try:
+        x, y = float(found.group(1)), float(found.group(2))
+    except ValueError:
+        raise _Wrong(f"{found.group()[:60]!r} is not two numbers") from None
+    return _click("aguvis", x, y, {"answer": text.strip()[:256]})
+
+
+def _aguvis_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+    """VLMEvalKit's ``evaluate_point``: a point with a coordinate above 1 is in pixels of the screenshot (both
+    divided by its size there), else fractions of it."""
+    if a.fmt != "aguvis" or a.point is None:
+        return None
+    x, y = a.point
+    return (x, y) if x > 1 or y > 1 else (x * g.width, y * g.height)
+
+
 AUTHORS: dict[str, Reading] = {
     "step_gui": Reading(
         _guard("gelab", _parse_gelab),
@@ -663,6 +693,11 @@ AUTHORS: dict[str, Reading] = {
         f"{_QWEN25_SOURCE}: first code cell, parse_json (the ```json fence), plot_bounding_boxes (ast.literal_eval, "
         "the cut after the last '\"}', int(bbox_2d[0] / input_width * width))",
         _qwen25vl_pixels),
+    "aguvis": Reading(
+        _guard("aguvis", _parse_aguvis),
+        "open-compass/VLMEvalKit @ e8e78f05 vlmeval/dataset/GUI/screenspot.py:44-50 (parse_bbox_aguvis), :384-387 "
+        "(above 1: pixels); Aguvis publishes no evaluation code",
+        _aguvis_pixels, grounding_only=True),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "
@@ -676,12 +711,16 @@ def authors_reading(preset: str) -> Reading | None:
     return AUTHORS.get(preset)
 
 
-def read_answer(text: str, preset: str, parser: str, reading: str) -> tuple[ParseResult, Reading | None]:
+def read_answer(text: str, preset: str, parser: str, reading: str,
+                grounding: bool = True) -> tuple[ParseResult, Reading | None]:
     """``text`` parsed as ``reading`` says (``authors``: the preset's :data:`AUTHORS` entry when it has one, else
-    ``parser``; ``tolerant``: ``parser``), and the :class:`Reading` used (None: the tolerant parser)."""
+    ``parser``; ``tolerant``: ``parser``), and the :class:`Reading` used (None: the tolerant parser). A
+    ``grounding_only`` reading applies only when ``grounding`` (the row's benchmark is a grounding one)."""
     if reading not in READINGS:
         raise ValueError(f"unknown reading {reading!r}; known: {', '.join(READINGS)}")
     chosen = authors_reading(preset) if reading == "authors" else None
+    if chosen is not None and chosen.grounding_only and not grounding:
+        chosen = None
     if chosen is None:
         return parse_action(text, fmt=parser), None
     return chosen.parse(text), chosen

@@ -564,6 +564,7 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
     from core.actions import NO_INPUT_TEXT
     from core.geometry import from_crop
     from core.authors import read_answer
+    from core.eval.registry import BENCHMARKS
     from core.inference.zoom import second_answer
 
     out = dict(row, pred_action=None, pred_coord=None, pred_input_text=NO_INPUT_TEXT, parse_ok=False,
@@ -593,7 +594,8 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
         if isinstance(geometry, str):
             out["parse_error"] = geometry
             return out
-    result, authors = read_answer(text, preset.name, preset.parser, reading)
+    grounding = benchmark in BENCHMARKS and BENCHMARKS[benchmark].kind == "grounding"
+    result, authors = read_answer(text, preset.name, preset.parser, reading, grounding)
     if not result.ok or result.action is None:
         out["parse_error"] = result.error or "no action"
         return out

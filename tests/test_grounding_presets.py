@@ -386,6 +386,25 @@ def test_qwen25vl_bbox_2d_as_its_cookbook_reads_and_truncates_it(tmp_path):
     assert data["metrics"]["overall"] == 0.0 and data["unparseable"]["count"] == 0, data
 
 
+def test_aguvis_grounding_as_vlmevalkit_reads_it(tmp_path):
+    """Aguvis publishes no evaluation code; VLMEvalKit's parse_bbox_aguvis decides its grounding answers: the first
+    ``x=.., y=..`` (one space), float() of each, none the point (0.0, 0.0); a coordinate above 1 means pixels.
+    Navigation rows keep the tolerant reading (the rule is a grounding harness's)."""
+    answers = {"fraction": "pyautogui.click(x=0.49, y=0.40)", "pixels": "pyautogui.click(x=941, y=432)",
+               "no_space": "pyautogui.click(x=0.49,y=0.40)", "nothing": "I cannot find it.",
+               "dots": "pyautogui.click(x=0.4.9, y=0.40)"}
+    rows = _gold_rows(answers, [0, 0, 10, 10])
+    assert _verdicts(rows, "aguvis") == {"fraction": [0.49 * 1920, 0.40 * 1080], "pixels": [941.0, 432.0],
+                                         "no_space": [0.0, 0.0], "nothing": [0.0, 0.0], "dots": None}
+    tolerant = _verdicts(rows, "aguvis", "tolerant")
+    assert tolerant["no_space"] == pytest.approx([0.49 * 1920, 0.40 * 1080]) and tolerant["nothing"] is None
+    data = _eval(rows, "screenspot", "aguvis", tmp_path / "screenspot_test.jsonl")
+    assert data["counts"]["hits"] == 2 and data["unparseable"]["count"] == 1, data
+    back = {"pred": "mobile.back()", "image_size": [1080, 2400]}
+    assert reparse_row(back, get_preset("aguvis"), "androidcontrol_low")["pred_action"] == "press_back"
+    assert reparse_row(back, get_preset("aguvis"), "screenspot")["pred_coord"] == [0.0, 0.0]
+
+
 def test_reports_name_the_reading_and_only_the_authors_reading_reproduces(tmp_path):
     """The two readings (issue 51 "What to build"): ``--reading authors`` is the default, ``tolerant`` the named
     second mode; the result's ``data.reading`` and the table title say which produced the numbers, and

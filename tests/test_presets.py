@@ -186,8 +186,9 @@ def answer_in_frame(preset: str, x: float, y: float) -> str:
     }[preset]
 
 
-#: Presets whose authors' code reads an answer without coordinates as the point (0, 0) (core.authors).
-ORIGIN_FALLBACK = ("guiowl15", "guig2", "uivenus", "gta1")
+#: Presets whose authors' code reads an answer without coordinates as the point (0, 0) (core.authors; Aguvis:
+#: VLMEvalKit's parse_bbox_aguvis, on grounding benchmarks).
+ORIGIN_FALLBACK = ("guiowl15", "guig2", "uivenus", "gta1", "aguvis")
 
 
 def _rows(preset: str) -> list[dict]:
