@@ -68,9 +68,12 @@ def _click(fmt: str, x: float, y: float, raw: dict[str, Any]) -> ParseResult:
                                                                   fmt=fmt, raw=raw),))
 
 
-def _refusal(fmt: str, answer: str) -> ParseResult:
-    return ParseResult(ok=True, format=fmt, actions=(ParsedAction(action=REFUSAL_ACTION, fmt=fmt,
-                                                                  raw={"refusal": answer[:256]}),))
+def _refusal(fmt: str, answer: str, negative_point: bool = False) -> ParseResult:
+    """The model's refusal. ``negative_point``: the answer is a point with negative coordinates (UI-Venus-1.5's
+    ``[-1,-1]``), which OSWorld-G's evaluator counts as a refusal; any other refusal has no coordinate and reaches
+    that evaluator as a click at the origin (:func:`core.presets.reparse_row`)."""
+    return ParseResult(ok=True, format=fmt, actions=(ParsedAction(
+        action=REFUSAL_ACTION, fmt=fmt, raw={"refusal": answer[:256], "negative_point": negative_point}),))
 
 
 def _guard(fmt: str, fn: Callable[[str], ParseResult]) -> Callable[[str], ParseResult]:
@@ -263,7 +266,7 @@ def _parse_venus15(text: str) -> ParseResult:
             raise _Wrong("no [ before the first ]")
         point = [_py_int(p) for p in parts[1].split(",")]
     if point == [-1, -1]:
-        return _refusal("venus", body)
+        return _refusal("venus", body, negative_point=True)
     if len(point) < 2:
         raise _Wrong("fewer than two numbers")
     return _click("venus", point[0], point[1], {"answer": body[:256]})

@@ -566,6 +566,7 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
     from core.authors import read_answer
     from core.eval.registry import BENCHMARKS
     from core.inference.zoom import second_answer
+    from core.regions import refuses
 
     out = dict(row, pred_action=None, pred_coord=None, pred_input_text=NO_INPUT_TEXT, parse_ok=False,
                pred_frame=Frame.ORIGINAL.value)
@@ -606,6 +607,14 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
         out["pred_action"] = result.action.action
         return out
     point = action.point
+    if (reading == "authors" and benchmark == "osworld_g" and point is None and refuses(action.type, None)
+            and not result.action.raw.get("negative_point")):
+        # OSWorld-G's evaluator reads coordinates only: an answer without one is [0, 0, 0, 0] there (its
+        # parse_aguvis_coordinates), a click at the origin, and a refusal is only a point with both coordinates
+        # negative (_eval); so a refusal without a coordinate is that click (issue 51; docs/evaluation.md).
+        out.update(parse_ok=True, parse_error=None, pred_action="click", pred_coord=[0.0, 0.0],
+                   pred_refusal_read_as="a click at the origin (OSWorld-G's evaluator: no coordinate)")
+        return out
     if point is not None and authors is not None and authors.to_original is not None:
         try:
             point = authors.to_original(result.action, geometry) or point

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_grounding_benchmarks import CONVERT_INPUTS, convert, prepared
 from test_presets import answer_in_frame
-from test_presets_2025 import ANSWERS, REFUSAL_READ_AS_ORIGIN, REFUSALS, _far
+from test_presets_2025 import ANSWERS, OSWORLD_G_REFUSES, REFUSALS, _far
 from test_presets_2025 import screenspot as screenspot  # noqa: F401 (a fixture)
 from typer.testing import CliRunner
 
@@ -84,8 +84,8 @@ def test_every_grounding_preset_on_every_grounding_benchmark(preset, bench, file
                "ui_type": step.ui_type, "resize": {"resized_size": r["resized_size"]}}
         w, h = step.image_size
         if step.action.type == "impossible":  # OSWorld-G: the target is not on the screen
-            if refusal is not None:  # GUI-Owl-1.5's: its script's [0, 0], a click (issue 51)
-                (misses if preset in REFUSAL_READ_AS_ORIGIN else hits).append({**row, "pred": refusal})
+            if refusal is not None:  # only a negative point refuses for OSWorld-G's evaluator (issue 51)
+                (hits if preset in OSWORLD_G_REFUSES else misses).append({**row, "pred": refusal})
             misses.append({**row, "pred": _written(preset, (w / 2, h / 2), geometry)})
         else:
             hits.append({**row, "pred": _written(preset, step.action.point, geometry)})
@@ -224,6 +224,32 @@ def test_guiowl15_refusal_is_a_click_at_the_origin_under_osworld_g(tmp_path):
     data = _eval(rows, "osworld_g", "guiowl15", tmp_path / "osworld_g_test.jsonl")
     assert data["unparseable"]["count"] == 0 and data["metrics"]["refusal"] == 0.0, data
     assert data["counts"]["hits"] == 1 and data["metrics"]["overall"] == 0.5, data
+
+
+@pytest.mark.parametrize(("preset", "refusal"), [
+    ("uitars", "Action: call_user()"), ("uitars15", "Action: call_user()"), ("os_atlas", "actions:\nIMPOSSIBLE"),
+    ("infigui_g1", REFUSALS["infigui_g1"]), ("step_gui", REFUSALS["step_gui"]), ("uivenus15", REFUSALS["uivenus15"])])
+def test_osworld_g_refusal_is_the_official_evaluators(preset, refusal, tmp_path):
+    """Issue 51 class 1: OSWorld-G's evaluator reads coordinates only. An answer without one is [0, 0, 0, 0] there
+    (parse_aguvis_coordinates), and a refusal row is right only when the point has both coordinates negative
+    (GroundingEval._eval). So under the authors' reading a refusal without a coordinate (call_user, IMPOSSIBLE,
+    InfiGUI-G1's [], ABORT) is a click at the origin: a miss on the refusal row, a hit on a row whose gold box
+    holds (0, 0); UI-Venus-1.5's [-1,-1] (a negative point) stays the refusal. ``--reading tolerant`` keeps the
+    project's rule (a refusing action refuses)."""
+    g = get_preset(preset).geometry(1000, 500, "osworld_g")
+    base = {"ui_type": "text", "image_size": [1000, 500], "instruction": "open it", "pred": refusal,
+            "resize": {"resized_size": [g.resized_width, g.resized_height]}}
+    rows = [{**base, "id": "absent", "gt_action": "impossible", "gt_bbox": [-1.0, -1.0], "group": "refusal"},
+            {**base, "id": "origin", "gt_action": "click", "gt_bbox": [0.0, 0.0, 20.0, 20.0], "group": "text_matching"}]
+    negative = preset in OSWORLD_G_REFUSES
+    read = reparse_row(rows[0], get_preset(preset), "osworld_g")
+    assert read["parse_ok"] and (read["pred_action"], read["pred_coord"]) == (
+        ("impossible", None) if negative else ("click", [0.0, 0.0])), read
+    assert reparse_row(rows[0], get_preset(preset), "osworld_g", "tolerant")["pred_action"] == "impossible"
+    data = _eval(rows, "osworld_g", preset, tmp_path / "osworld_g_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["counts"]["hits"] == 1, data
+    assert data["metrics"]["refusal"] == (1.0 if negative else 0.0), data
+    assert data["metrics"]["overall_no_refusal"] == (0.0 if negative else 1.0), data
 
 
 def test_uivenus15_reads_integers_only_and_the_first_two(tmp_path):

@@ -57,6 +57,10 @@ REFUSALS = {
 #: Presets whose authors' code turns the model's refusal into a click at (0, 0) (GUI-Owl-1.5's script: a terminate
 #: has no coordinate, so [0, 0]; issue 51): a refusal only under ``--reading tolerant``.
 REFUSAL_READ_AS_ORIGIN = ("guiowl15",)
+#: Presets whose refusal OSWorld-G's evaluator counts under the authors' reading: only a point with both coordinates
+#: negative is a refusal there (GroundingEval._eval), and an answer without a coordinate is a click at the origin
+#: (parse_aguvis_coordinates' [0, 0, 0, 0]); UI-Venus-1.5's [-1,-1] is the only refusal that is such a point.
+OSWORLD_G_REFUSES = ("uivenus15",)
 #: InfiGUI-G1's first resize step (eval/eval.py:41-44): the screenshot scaled to 5600 image tokens, then smart_resize.
 PRESCALE = {"infigui_g1": 5600 * 28 * 28}
 # The published settings (docs/presets.md): template, max new tokens, min / max pixels, patch factor.
@@ -270,8 +274,9 @@ def test_refusal_is_parsed_as_a_refusal(preset):
 @pytest.mark.parametrize("preset", [p for p in NEW if REFUSALS[p] is not None])
 def test_refusal_scores_on_osworld_gs_refusal_rows(preset, reading, tmp_path):
     """On OSWorld-G a refusal row is hit by the model's refusal and missed by a click; a row with a target, the
-    other way round. GUI-Owl-1.5's refusal (terminate, failure) is its script's [0, 0] under the authors' reading:
-    a click at the origin, which OSWorld-G's evaluator scores as a click, so it misses the refusal row too."""
+    other way round. Under the authors' reading only a refusal with negative coordinates (UI-Venus-1.5's [-1,-1])
+    is one for OSWorld-G's evaluator; a refusal without a coordinate (InfiGUI-G1's [], GUI-Owl-1.5's terminate,
+    Step-GUI's ABORT) reaches it as a click at the origin, so it misses the refusal row too (issue 51)."""
     base = {"gt_input_text": "no input text", "group": "text_matching", "ui_type": "text", "image_size": [1000, 500],
             "instruction": "open it", "resize": {"resized_size": [1000, 500]}}
     absent = {**base, "gt_action": "impossible", "gt_bbox": [-100.0, -100.0]}
@@ -286,7 +291,7 @@ def test_refusal_scores_on_osworld_gs_refusal_rows(preset, reading, tmp_path):
                               "--reading", reading, "--json", str(tmp_path / "r.json")])
     assert res.exit_code == 0, res.output
     data = json.loads((tmp_path / "r.json").read_text())
-    refuses = reading == "tolerant" or preset not in REFUSAL_READ_AS_ORIGIN
+    refuses = reading == "tolerant" or preset in OSWORLD_G_REFUSES
     assert data["counts"]["hits"] == 1 + refuses and data["counts"]["n"] == 4, data
     assert data["unparseable"]["count"] == 0 and data["metrics"]["refusal"] == (0.5 if refuses else 0.0), data
 
