@@ -42,8 +42,10 @@ from core.numbers import NumberError, checked_number
 MAX_IMAGE_SIDE = 1_000_000
 
 GUIR1_SCRIPTS = "icey-zhang/GUI-R1 @ 0ec02be guir1/inference/inference_vllm_*.py"
-#: GUI-R1's ScreenSpot script sets ``self.processor.max_pixels=2109744`` (inference_vllm_screenspot.py).
-GUIR1_SCREENSPOT_MAX_PIXELS = 2_109_744
+#: GUI-R1's ScreenSpot script sets ``self.processor.max_pixels=2097152`` (icey-zhang/GUI-R1 @ 0ec02be
+#: guir1/inference/inference_vllm_screenspot.py:63; 2,109,744, used before, is a training default of a later
+#: commit's agent-sft configs, 1eafa24 agent-sft/qwen-vl-finetune*/.../argument.py, not this script's).
+GUIR1_SCREENSPOT_MAX_PIXELS = 2_097_152
 UITARS_REPO = "bytedance/UI-TARS"
 
 
@@ -194,7 +196,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
             prompt=f"{GUIR1_SCRIPTS} (one per benchmark; core.prompts guir1-inference-*)",
             decoding=f"{GUIR1_SCRIPTS}: SamplingParams(temperature=0.0, top_p=0.001, repetition_penalty=1.05, "
                      "max_tokens=1024)",
-            pixels=f"{_PROCESSOR_DEFAULT}; ScreenSpot: inference_vllm_screenspot.py sets processor.max_pixels=2109744",
+            pixels=f"{_PROCESSOR_DEFAULT}; ScreenSpot: inference_vllm_screenspot.py:63 sets processor.max_pixels=2097152",
             answer="<answer>[{'action': .., 'point': [x, y], 'input_text': ..}]</answer>, pixels of the resized "
                    "image (the scripts multiply by original/resized)"),
     _preset("uitars", "UI-TARS 1.0 (2B / 7B / 72B, Qwen2-VL)", "uitars", Frame.GRID1000, _uitars_templates("uitars"),

@@ -66,7 +66,7 @@ def test_screenspot_file_as_data_md_converts_it_gets_the_grounding_prompt(files)
     r, rows = dry_run(files["screenspot"], "--preset", "guir1")
     assert r.returncode == 0, r.stderr
     assert rows and {row["template"] for row in rows} == {"guir1-inference-screenspot"}
-    assert {row["resize"]["max_pixels"] for row in rows} == {2_109_744}  # GUI-R1's ScreenSpot bound
+    assert {row["resize"]["max_pixels"] for row in rows} == {2_097_152}  # GUI-R1's ScreenSpot bound
 
 
 def test_navigation_rows_that_name_no_benchmark_are_one_line_naming_benchmark(files):

@@ -40,7 +40,7 @@ def test_guir1_preset_is_guir1_inference_scripts():
     p = get_preset("guir1")
     g = p.generation
     assert (g.max_new_tokens, g.temperature, g.repetition_penalty, g.top_p) == (1024, 0.0, 1.05, 0.001)
-    assert p.pixel_bounds("screenspot") == (3136, 2_109_744) == (3136, GUIR1_SCREENSPOT_MAX_PIXELS)
+    assert p.pixel_bounds("screenspot") == (3136, 2_097_152) == (3136, GUIR1_SCREENSPOT_MAX_PIXELS)
     assert p.pixel_bounds("androidcontrol_low") == (3136, 12_845_056)
     assert p.template_for("screenspot_pro") == "guir1-inference-screenspot"
     assert p.template_for("guiodyssey") == "guir1-inference-guiodyssey"
@@ -547,7 +547,7 @@ def test_experiment_script_defaults_to_the_guir1_preset(bench_dir, tmp_path):
     rows = {r["input"].rsplit("/", 1)[-1]: r for r in map(json.loads, (x for x in proc.stdout.splitlines()
                                                                           if x.startswith("{")))}
     ss, ac = rows["screenspot_test.parquet"], rows["androidcontrol_high_test.parquet"]
-    assert ss["template"] == "guir1-inference-screenspot" and ss["resize"]["max_pixels"] == 2_109_744
+    assert ss["template"] == "guir1-inference-screenspot" and ss["resize"]["max_pixels"] == 2_097_152
     assert ac["template"] == "guir1-inference-androidcontrol" and ac["resize"]["max_pixels"] == 12_845_056
     assert ss["generation"] == ac["generation"] == {"max_new_tokens": 1024, "temperature": 0.0, "top_p": 0.001,
                                                     "repetition_penalty": 1.05, "seed": 0}
