@@ -514,6 +514,35 @@ def _parse_uitars(text: str) -> ParseResult:
     return ParseResult(ok=True, format="uitars", actions=tuple(actions))
 
 
+#: UI-TARS 1.0's grounding answer ("Output only the coordinate of one point", README_v1.md:320): the point alone.
+_UITARS10_BARE = re.compile(r"\(\s*(\d{1,9})\s*,\s*(\d{1,9})\s*\)")
+
+
+def _parse_uitars10(text: str) -> ParseResult:
+    """UI-TARS 1.0: its grounding prompt (bytedance/UI-TARS @ 582f3a7 README_v1.md:320) asks for the point alone,
+    which has no ``Action:``; the README's example of that output is ``(235, 512)`` on the 0-1000 grid
+    (README_v1.md:452-457). So an answer that is exactly ``(x, y)`` (integers; box tokens removed, as
+    :func:`_parse_uitars` removes them) is that click, mapped by :func:`_uitars10_bare_pixels`; any other answer
+    is read as ``action_parser.py`` reads it (:func:`_parse_uitars`)."""
+    body = text.strip()
+    for token in _BOX_TOKENS:
+        body = body.replace(token, "")
+    m = _UITARS10_BARE.fullmatch(body.strip())
+    if m is None:
+        return _parse_uitars(text)
+    x, y = int(m.group(1)), int(m.group(2))
+    return _click("uitars", x, y, {"bare_point": [x, y]})
+
+
+def _uitars10_bare_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+    """README_v1.md:452-457: the bare point k divided by 1000 and times the image size, rounded to an integer
+    (its example ``round(1920*235/1000)=451``); an ``Action:`` answer maps as action_parser.py does."""
+    bare = a.raw.get("bare_point") if a.fmt == "uitars" else None
+    if bare is None:
+        return _UITARS10_PIXELS(a, g)
+    return float(round(g.width * bare[0] / 1000)), float(round(g.height * bare[1] / 1000))
+
+
 def _uitars_pixels(frame: Callable[[ImageGeometry], tuple[float, float]]) -> Callable[
         [ParsedAction, ImageGeometry], Point | None]:
     """``parsing_response_to_pyautogui_code`` (action_parser.py:474-483): the box's numbers divided by the frame's
@@ -529,6 +558,9 @@ def _uitars_pixels(frame: Callable[[ImageGeometry], tuple[float, float]]) -> Cal
         return round(float((x1 + x2) / 2) * g.width, 3), round(float((y1 + y2) / 2) * g.height, 3)
 
     return pixels
+
+
+_UITARS10_PIXELS = _uitars_pixels(lambda g: (1000, 1000))
 
 
 # ------------------------------------------------------------------------------------------------ SeeClick
@@ -678,10 +710,11 @@ AUTHORS: dict[str, Reading] = {
         "(int(point[0]) / 1000 * width)",
         _qwen3vl_pixels),
     "uitars": Reading(
-        _guard("uitars", _parse_uitars),
+        _guard("uitars", _parse_uitars10),
         f"{_UITARS_SOURCE}:146-276 (parse_action_to_structure_output; 1.0: numbers / factor 1000, :259), "
-        ":468-483 (round((x1 + x2) / 2 * W, 3))",
-        _uitars_pixels(lambda g: (1000, 1000))),
+        ":468-483 (round((x1 + x2) / 2 * W, 3)); the bare grounding point (x, y): bytedance/UI-TARS @ 582f3a7 "
+        "README_v1.md:320 (prompt), :452-457 (round(W * x / 1000))",
+        _uitars10_bare_pixels),
     "uitars15": Reading(
         _guard("uitars", _parse_uitars),
         f"{_UITARS_SOURCE}:146-276 (parse_action_to_structure_output; model_type qwen25vl: numbers / the "

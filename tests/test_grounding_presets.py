@@ -367,12 +367,30 @@ def test_uitars_formats_as_its_action_parser_reads_them(preset):
                "two": "Action: click(start_box='(500,500)')\n\nfinished(content='done')",
                "exponent": "Action: click(start_box='(5e2, 500)')"}
     rows = _gold_rows(answers, [0, 0, 10, 10], size=(1000, 1000), resized=(1000, 1000))
-    assert _verdicts(rows, preset) == {"ok": [500.0, 500.0], "bare": None, "no_space": None, "bbox": None,
+    bare = [500.0, 500.0] if preset == "uitars" else None  # 1.0's grounding answer (README_v1.md:320, :452-457)
+    assert _verdicts(rows, preset) == {"ok": [500.0, 500.0], "bare": bare, "no_space": None, "bbox": None,
                                        "three": None, "decimal_point": None, "float_box": [500.5, 500.0],
                                        "capital": None, "not_string": None, "two": [500.0, 500.0],
                                        "exponent": [500.0, 500.0]}
     tolerant = _verdicts(rows, preset, "tolerant")
     assert tolerant["no_space"] == tolerant["bbox"] == tolerant["capital"] == [500.0, 500.0], tolerant
+
+
+def test_uitars10_bare_grounding_point_maps_as_its_readme(tmp_path):
+    """UI-TARS 1.0's grounding prompt (README_v1.md:320) asks for the point alone, no ``Action:``; the README maps
+    it round(W * x / 1000) (:452-457: (235, 512) on 1920 x 1080 is (451, 553)). A gold box from 451.1 px is missed
+    by that integer (the unrounded 451.2 would hit) and hit from 451; anything but exactly ``(x, y)`` of integers
+    is read as action_parser.py reads it (no ``Action:``: unparseable). The tolerant reading wants ``Action:``."""
+    answers = {"readme": "(235, 512)", "tokens": "<|box_start|>(235,512)<|box_end|>", "decimal": "(235.0, 512)",
+               "text": "The point is (235, 512)", "action": "Action: click(start_box='(235,512)')"}
+    got = _verdicts(_gold_rows(answers, [451.1, 500, 480, 600]), "uitars")
+    assert got == {"readme": [451.0, 553.0], "tokens": [451.0, 553.0], "decimal": None, "text": None,
+                   "action": [451.2, 552.96]}, got
+    assert _verdicts(_gold_rows({"readme": "(235, 512)"}, [0, 0, 1, 1]), "uitars", "tolerant") == {"readme": None}
+    for left, hits in ((451.1, 1), (451.0, 3)):
+        rows = _gold_rows({k: answers[k] for k in ("readme", "tokens", "action")}, [left, 500, 480, 600])
+        data = _eval(rows, "screenspot", "uitars", tmp_path / str(left) / "screenspot_test.jsonl")
+        assert data["counts"]["hits"] == hits and data["unparseable"]["count"] == 0, data
 
 
 def test_seeclick_reads_as_its_screenspot_script(tmp_path):
