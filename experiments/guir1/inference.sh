@@ -16,7 +16,7 @@
 #   BACKEND      vllm | hf | openai                                                  (vllm)
 #   PRESET       model preset (core.presets, docs/presets.md): the authors' per-benchmark prompt, answer
 #                parser, generation settings (GUI-R1: greedy, repetition penalty 1.05, 1024 new tokens) and
-#                pixel bounds (processor default 12845056; ScreenSpot 2109744); empty = no preset   (guir1)
+#                pixel bounds (processor default 12845056; ScreenSpot 2097152); empty = no preset   (guir1)
 #   PROMPT       train: the training template (guir1-high; guir1-grounding on ScreenSpot) -- train and test
 #                see the same prompt; guir1: GUI-R1's own per-benchmark test prompts (guir1-inference-*);
 #                or any core.prompts template name for every benchmark     (the preset's; train without one)
