@@ -37,6 +37,7 @@ PROGRAM_ENV = {
     "ATTN": "experiments/r1v/train.sh",
     "DEEPSPEED": "ms-swift/examples",
     "RECIPE": "verl/gui_agent/run_gui_agent.sh",  # make grpo-verl-agent takes AGENT_RECIPE
+    "VERL_CPU_RESPONSE_LOGPROBS": "verl/plugins/verl_response_logprobs.py",  # verl's own engine on the CPU
 }
 #: Variables make defines itself.
 MAKE_BUILTINS = {"CURDIR", "MAKE", "MAKEFLAGS", "MAKELEVEL", "MAKEFILE_LIST", "SHELL", "MAKECMDGOALS", ".VARIABLES"}
