@@ -144,3 +144,25 @@ def test_llamafactory_encodes_the_loops_token_ids(tmp_path, transcripts, process
     for t, ids, want in zip(transcripts, got, expected, strict=True):
         assert ids == want, t.task_id
         assert ids.count(processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")) > 0
+
+
+def test_demo_sft_data_shows_each_start_screen_with_several_goals(tmp_path, recipe):
+    """make demo-agent's SFT data (experiments/demo_agent/run.py): each task's episode plus per_screen - 1 others
+    on the same first screenshot with other goals and other gold answers; go_back has no other goal."""
+    pytest.importorskip("transformers")
+    from core.interpreter import load_script
+    from core.testing import tiny_qwen3vl_path
+
+    run = load_script("demo_agent_run", ROOT / "experiments" / "demo_agent" / "run.py")
+    ids = ["go_back-4000000", "scroll_direction-4000000", "open_two_apps-4000000"]
+    counts = run.write_sft_data(recipe, tiny_qwen3vl_path(), ids, tmp_path, "agent_sft", per_screen=3)
+    assert counts["episodes"] == 1 + 3 + 3 and counts["failed"] == 0
+    rows = [json.loads(line) for line in (tmp_path / "agent_sft.jsonl").read_text().splitlines()]
+    assert len(rows) == 7
+    for group in (rows[1:4], rows[4:7]):
+        first_images = {(tmp_path / r["images"][0]).read_bytes() for r in group}
+        assert len(first_images) == 1  # one start screenshot
+        assert len({r["messages"][1]["content"] for r in group}) == 3  # three goals
+        assert len({json.dumps(r["messages"][2:]) for r in group}) == 3  # three gold episodes
+    assert len({r["messages"][2]["content"] for r in rows[1:4]}) == 3  # three directions in the first answer
+    assert run.write_sft_data(recipe, tiny_qwen3vl_path(), ids[:1], tmp_path / "one", "x")["episodes"] == 1

@@ -426,6 +426,31 @@ def test_the_scripted_policy_solves_every_multi_step_validation_task(family):
         assert len(set(anchors)) == len(anchors), task.id  # every step moves to a new state: one anchor a step
 
 
+@pytest.mark.parametrize(("family", "n_other"), [("open_app_then_back", 3), ("scroll_two_ways", 7),
+                                               ("open_two_apps", 11)])
+def test_multi_step_variants_are_every_other_goal_on_the_same_screen(family, n_other):
+    """task_variants: every other goal of a multi-step task (another app, direction pair, ordered app pair) on its
+    start screenshot, byte for byte; the gold plan solves each in the family's budget; drawn by the task id."""
+    from core.world.export import png_bytes
+
+    env = world.SimPhoneEnv()
+    for task in [t for t in world.list_tasks("agent_val", 60) if t.family == family]:
+        variants = world.task_variants(task, 99)
+        assert len(variants) == n_other and world.task_variants(task, 99) == variants
+        assert len(world.task_variants(task, 2)) == 2
+        assert len({task.instruction, *(v.instruction for _, v in variants)}) == n_other + 1
+        start, _ = env.reset(options={"task": task})
+        for _, variant in variants:
+            assert (variant.id, variant.seed, variant.screen) == (task.id, task.seed, task.screen)
+            obs, info = env.reset(options={"task": variant})
+            assert png_bytes(obs) == png_bytes(start), variant.instruction
+            for _ in range(FAMILIES[family].max_actions):
+                obs, _, term, _, info = env.step(info["gold_action"])
+            assert term and info["success"], variant.instruction
+    assert world.task_variants(world.get_task("go_back-5000000"), 3) == []
+    assert world.task_variants(world.get_task("scroll_two_ways-5000001"), 0) == []
+
+
 @pytest.mark.parametrize(("task_id", "right_steps"), [("open_app_then_back-5000000", 1), ("scroll_two_ways-5000001", 1),
                                                      ("open_two_apps-5000002", 2)])
 def test_an_episode_fails_midway_after_right_steps(task_id, right_steps):

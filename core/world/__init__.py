@@ -10,11 +10,11 @@ from __future__ import annotations
 import gymnasium
 
 from core.world.env import ENDING_ACTIONS, SimPhoneEnv, to_action
-from core.world.tasks import FAMILIES, SPLIT_NAMES, GoldStep, TaskSpec, get_task, list_tasks, make_task
+from core.world.tasks import FAMILIES, SPLIT_NAMES, GoldStep, TaskSpec, get_task, list_tasks, make_task, task_variants
 
 ENV_ID = "gui_agent/SimPhone-v0"
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="core.world.env:SimPhoneEnv")
 
 __all__ = ["ENDING_ACTIONS", "ENV_ID", "FAMILIES", "SPLIT_NAMES", "GoldStep", "SimPhoneEnv", "TaskSpec", "get_task",
-           "list_tasks", "make_task", "to_action"]
+           "list_tasks", "make_task", "task_variants", "to_action"]

@@ -269,6 +269,11 @@ def _app_back_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]
     return {"apps": apps, "app": key}, f"Open the {c.app_labels[key]} app, then go back"
 
 
+def _app_back_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    return [({**p, "app": key}, f"Open the {c.app_labels[key]} app, then go back") for key in p["apps"]
+            if key != p["app"]]
+
+
 def _app_back_goal(phone: Phone, p: dict[str, Any]) -> bool:
     return phone.route == ("board",) and phone.recents[:1] == [p["app"]]
 
@@ -286,6 +291,11 @@ def _two_ways_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]
     first = rng.choice(DIRECTIONS)
     second = rng.choice([d for d in DIRECTIONS if _axis(d) != _axis(first)])
     return {"directions": [first, second]}, f"Scroll {first}, then {second}"
+
+
+def _two_ways_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    return [({"directions": [a, b]}, f"Scroll {a}, then {b}") for a in DIRECTIONS for b in DIRECTIONS
+            if _axis(a) != _axis(b) and [a, b] != p["directions"]]
 
 
 def _axis(direction: str) -> str:
@@ -310,6 +320,12 @@ def _two_apps_make(rng: random.Random, c: Content) -> tuple[dict[str, Any], str]
             f"Open the {c.app_labels[first]} app, go back, then open the {c.app_labels[second]} app")
 
 
+def _two_apps_variants(p: dict[str, Any], c: Content) -> list[tuple[dict[str, Any], str]]:
+    return [({**p, "first": a, "second": b},
+             f"Open the {c.app_labels[a]} app, go back, then open the {c.app_labels[b]} app")
+            for a in p["apps"] for b in p["apps"] if a != b and (a, b) != (p["first"], p["second"])]
+
+
 def _two_apps_goal(phone: Phone, p: dict[str, Any]) -> bool:
     return phone.app == p["second"] and phone.recents[:2] == [p["second"], p["first"]]
 
@@ -327,10 +343,12 @@ def _two_apps_plan(phone: Phone, p: dict[str, Any]) -> GoldStep | None:
 #: Multi-step families for agent RL (each step fixed by the instruction, so an episode can fail midway): composed of
 #: the text-determined families above, on the same screens; an episode allows exactly as many actions as the plan.
 MULTI_STEP: tuple[Family, ...] = (
-    _curriculum("open_app_then_back", _app_back_make, _app_back_goal, _app_back_plan, _app_setup, max_actions=2),
+    _curriculum("open_app_then_back", _app_back_make, _app_back_goal, _app_back_plan, _app_setup, max_actions=2,
+                variants=_app_back_variants),
     _curriculum("scroll_two_ways", _two_ways_make, _two_ways_goal, _two_ways_plan,
-                lambda ph, p: ph.start([("pan",)], pinned=True), max_actions=2),
-    _curriculum("open_two_apps", _two_apps_make, _two_apps_goal, _two_apps_plan, _app_setup, max_actions=3),
+                lambda ph, p: ph.start([("pan",)], pinned=True), max_actions=2, variants=_two_ways_variants),
+    _curriculum("open_two_apps", _two_apps_make, _two_apps_goal, _two_apps_plan, _app_setup, max_actions=3,
+                variants=_two_apps_variants),
 )
 MULTI_STEP_FAMILIES: tuple[str, ...] = tuple(f.name for f in MULTI_STEP)
 #: The agent curriculum (``agent_*`` splits): the one-step text families the multi-step ones are made of, then those.

@@ -24,10 +24,9 @@ from PIL import Image
 
 from core.actions import Action
 from core.schema import HistoryItem, Step
-from core.world.content import make_content
 from core.world.env import SimPhoneEnv
 from core.world.plans import GoldStep
-from core.world.tasks import FAMILIES, TaskSpec
+from core.world.tasks import TaskSpec, task_variants
 from core.world.widgets import Widget
 
 LEVELS: tuple[str, ...] = ("low", "high", "grounding")
@@ -52,22 +51,17 @@ def grounding_targets(widgets: Sequence[Widget], exclude: Widget | None, k: int,
 
 
 def instruction_variants(env: SimPhoneEnv, task: TaskSpec, k: int, start_png: bytes) -> list[tuple[int, str, GoldStep]]:
-    """Up to ``k`` other goals on ``task``'s start screen, drawn by the task id from its family's variants:
+    """Up to ``k`` other goals on ``task``'s start screen (:func:`core.world.tasks.task_variants`):
     ``(variant index, instruction, first gold step)``. RuntimeError when a variant's start screen is not the task's
     (``start_png``): the family's variants must keep the screen."""
-    family = FAMILIES[task.family]
-    if k <= 0 or family.variants is None:
-        return []
-    options = list(enumerate(family.variants(task.params, make_content(task.seed))))
     out = []
-    for j, (params, instruction) in random.Random(f"{task.id}/variants").sample(options, min(k, len(options))):
-        variant = task.model_copy(update={"params": params, "instruction": instruction})
+    for j, variant in task_variants(task, k):
         obs, _ = env.reset(options={"task": variant, "max_steps": MAX_GOLD_STEPS})
         gold = env.gold()
         if gold is None or png_bytes(obs) != start_png:
-            raise RuntimeError(f"{task.id}: variant {j} ({instruction!r}) "
+            raise RuntimeError(f"{task.id}: variant {j} ({variant.instruction!r}) "
                                + ("has no gold step" if gold is None else "starts on another screen"))
-        out.append((j, instruction, gold))
+        out.append((j, variant.instruction, gold))
     return out
 
 

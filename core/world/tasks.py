@@ -352,6 +352,18 @@ def get_task(task_id: str) -> TaskSpec:
     return make_task(family, int(seed))
 
 
+def task_variants(task: TaskSpec, k: int) -> list[tuple[int, TaskSpec]]:
+    """Up to ``k`` other tasks on ``task``'s start screen (its family's ``variants``: another direction, phrase,
+    tile or app), drawn by the task id: ``(variant index, task)``, same id, seed and screen. [] when ``k`` <= 0 or
+    the family has no variants."""
+    family = FAMILIES[task.family]
+    if k <= 0 or family.variants is None:
+        return []
+    options = list(enumerate(family.variants(task.params, make_content(task.seed))))
+    return [(j, task.model_copy(update={"params": params, "instruction": instruction}))
+            for j, (params, instruction) in random.Random(f"{task.id}/variants").sample(options, min(k, len(options)))]
+
+
 def list_tasks(split: str = "train", n: int | None = None, families: Sequence[str] | None = None,
                skip: int = 0) -> list[TaskSpec]:
     """The tasks of ``split`` (see the module docstring), or its first ``n``; with ``families``, only the tasks of
@@ -376,4 +388,4 @@ def list_tasks(split: str = "train", n: int | None = None, families: Sequence[st
 
 
 __all__ = ["APP_FAMILIES", "CURRICULUM_SPLITS", "FAMILIES", "HELD_OUT_FAMILIES", "SPLITS", "SPLIT_NAMES", "TRAIN_FAMILIES", "Family", "GoldStep",
-           "TaskSpec", "get_task", "list_tasks", "make_task", "split_of"]
+           "TaskSpec", "get_task", "list_tasks", "make_task", "split_of", "task_variants"]

@@ -66,17 +66,21 @@ def task_ids(split: str, n: int, skip: int = 0) -> list[str]:
     return [t.id for t in tasks[skip:skip + n]]
 
 
-def write_sft_data(recipe: Any, model: Path, ids: list[str], out: Path, name: str) -> dict[str, Any]:
+def write_sft_data(recipe: Any, model: Path, ids: list[str], out: Path, name: str, per_screen: int = 1
+                   ) -> dict[str, Any]:
     """Scripted episodes of ``ids`` under ``recipe`` (an AgentRecipe) as LLaMA-Factory dataset ``name`` in ``out``
-    (core.rollout.sft)."""
+    (core.rollout.sft); ``per_screen`` > 1 adds episodes of up to ``per_screen`` - 1 other goals on each task's start
+    screen (:func:`core.world.task_variants`), so the screenshot alone never tells the answer."""
     from transformers import AutoTokenizer
 
     from core.rollout.sft import scripted_transcripts, tools_system_text, write_llamafactory_sft
-    from core.world import get_task
+    from core.world import get_task, task_variants
 
+    tasks = []
+    for task in map(get_task, ids):
+        tasks += [task, *(variant for _, variant in task_variants(task, per_screen - 1))]
     system = tools_system_text(AutoTokenizer.from_pretrained(model), recipe)
-    counts = write_llamafactory_sft(scripted_transcripts([get_task(i) for i in ids], recipe), out, name=name,
-                                    system=system)
+    counts = write_llamafactory_sft(scripted_transcripts(tasks, recipe), out, name=name, system=system)
     if counts["failed"]:
         raise SystemExit(f"demo-agent: {counts['failed']} scripted episodes of {name} failed (the gold plan must "
                          f"solve every task)")
@@ -120,9 +124,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # 2-3. SFT data and SFT
     sft_ids = task_ids("agent_train", s["tasks"])
-    data_key = {**recipe_key, "sft_tasks": s["tasks"]}
+    data_key = {**recipe_key, "sft_tasks": s["tasks"], "per_screen": s["instructions_per_screen"]}
     stages("sft_data", data_key, [data / "lf" / "dataset_info.json"],
-           lambda: write_sft_data(agent_recipe, base, sft_ids, data / "lf", "agent_sft"))
+           lambda: write_sft_data(agent_recipe, base, sft_ids, data / "lf", "agent_sft", s["instructions_per_screen"]))
     sft_raw = models / "sft-llamafactory"
     sft_key = {**data_key, "sft": s}
 
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         run's time buys at the SFT stage's seconds a step. Wall time on the same 2 cores stands for CPU time: both
         stages keep both cores busy, and the Ray workers of a verl launch are not this process's children, so their
         CPU seconds cannot be counted here."""
-        write_sft_data(agent_recipe, base, rl_ids, data / "lf", "agent_rl_tasks")
+        write_sft_data(agent_recipe, base, rl_ids, data / "lf", "agent_rl_tasks", s["instructions_per_screen"])
         times = report.stage_times(out)
         per_step = times["sft"]["wall_s"] / s["overrides"]["max_steps"]
         steps = max(1, math.floor(times["grpo"]["wall_s"] / per_step))
