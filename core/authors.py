@@ -16,13 +16,14 @@ from __future__ import annotations
 import ast
 import json
 import re
+import struct
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from core.actions import POINT_ACTIONS
-from core.geometry import ImageGeometry
+from core.geometry import ImageGeometry, fetch_image_resize
 from core.parsers import (
     MAX_ANSWER_CHARS,
     MAX_PAYLOAD_CHARS,
@@ -349,6 +350,97 @@ def _parse_infigui(text: str) -> ParseResult:
     if not isinstance(point, list) or len(point) < 2 or not all(_is_number(v) for v in point[:2]):
         raise _Wrong("the first prediction has no point_2d [x, y]")
     return _click("infigui", point[0], point[1], {"answer": body.strip()[:256]})
+
+
+# ------------------------------------------------------------------------------------------------ GUI-R1
+
+_GUIR1_SOURCE = "icey-zhang/GUI-R1 @ 0ec02be guir1/inference/inference_vllm_screenspot.py"
+_GUIR1_FMT = "guir1_screenspot"
+#: From a ``[`` on: the part of the script's ``\{.*\[(\d+),\s*(\d+)]\s*.*\}`` after its ``.*`` (no backtracking
+#: into it: each ``\d+`` / ``\s*`` run is followed by a character it cannot hold).
+_GUIR1_BRACKET = re.compile(r"\[(\d+),\s*(\d+)]\s*")
+
+
+def _guir1_coord(answer: str) -> tuple[str, str] | None:
+    r"""The two groups of ``re.search(r"\{.*\[(\d+),\s*(\d+)]\s*.*\}", answer)`` (the script's ``bbox_pattern``,
+    no flags), found in linear time: ``.`` stops at a newline, so the match starts at the first ``{`` of a line
+    that has, after that ``{``, a ``[x, y]`` (``\s*`` may cross lines) followed by optional whitespace and then a
+    line holding a ``}``; the greedy ``.*`` takes the last such ``[`` of that line. None: no match."""
+    if "{" not in answer or "[" not in answer:
+        return None
+    n = len(answer)
+    closes = [False] * (n + 1)  # closes[k]: a '}' at k or after it on k's line
+    seen = False
+    for k in range(n - 1, -1, -1):
+        ch = answer[k]
+        seen = False if ch == "\n" else seen or ch == "}"
+        closes[k] = seen
+    start = 0
+    while start <= n:
+        end = answer.find("\n", start)
+        end = n if end < 0 else end
+        brace = answer.find("{", start, end)
+        if brace >= 0:
+            at = answer.rfind("[", brace + 1, end)
+            while at > brace:
+                found = _GUIR1_BRACKET.match(answer, at)
+                if found is not None and closes[found.end()]:
+                    return found.group(1), found.group(2)
+                at = answer.rfind("[", brace + 1, at)
+        start = end + 1
+    return None
+
+
+def _parse_guir1_screenspot(text: str) -> ParseResult:
+    r"""GUI-R1's ScreenSpot ``extract_coord``: the first ``<answer>...</answer>`` (stripped), in it the first match
+    of ``\{.*\[(\d+),\s*(\d+)]\s*.*\}`` (:func:`_guir1_coord`), its two integers the point. No match, an
+    integer ``int()`` refuses (its ``except``), and any answer without both tags (its other pattern,
+    ``\{.*\((\d+),\s*(\d+))\s*.*\}``, has an unbalanced parenthesis: ``re.error``, caught) are its ``[0, 0, 0,
+    0]``: the point (0, 0). The action is not read: the script scores the point as a click."""
+    answer = text.strip()[:256]
+    start = text.find("<answer>")
+    end = -1 if start < 0 else text.find("</answer>", start + len("<answer>"))
+    if end < 0:
+        return _click(_GUIR1_FMT, 0, 0, {"answer": answer, "fallback": "no <answer>...</answer>: (0, 0)"})
+    found = _guir1_coord(text[start + len("<answer>"):end].strip())
+    if found is None:
+        return _click(_GUIR1_FMT, 0, 0, {"answer": answer, "fallback": "no {..[x, y]..}: (0, 0)"})
+    if any(len(v) > _MAX_INT_DIGITS for v in found):
+        return _click(_GUIR1_FMT, 0, 0, {"answer": answer, "fallback": "int() refuses the number: (0, 0)"})
+    return _click(_GUIR1_FMT, int(found[0]), int(found[1]), {"answer": answer})
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to the nearest float32 (round half to even, as IEEE float32 arithmetic rounds)."""
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def _torch_int_over_tensor(numerator: int, denominator: int) -> float:
+    """``numerator / t`` for a Python int and a 0-dim int64 torch tensor ``t`` holding ``denominator``, then
+    ``.item()``: torch's ``Tensor.__rtruediv__`` is ``t.reciprocal() * numerator``, the reciprocal a float32 and
+    the product rounded to float32, which is not always the rounded quotient (1176 / 980 gives 1.1999999284744263,
+    float32(1.2) is 1.2000000476837158). Exact here: ``1 / d`` in double rounded to float32 is the float32
+    division, and a float32 times an integer below 2 ** 29 is exact in double before its rounding."""
+    return _float32(_float32(1 / denominator) * numerator)
+
+
+def _guir1_screenspot_scale(g: ImageGeometry) -> tuple[float, float]:
+    """GUI-R1's ScreenSpot ``scale`` (``:117-123``): "origin" (the size of the image qwen-vl-utils' ``fetch_image``
+    returns, :func:`core.geometry.fetch_image_resize` of the screenshot) over "resized" (the processor's grid
+    times the patch size, an int64 tensor: the size the model saw), computed by torch in float32
+    (:func:`_torch_int_over_tensor`), then ``.item()``."""
+    origin_w, origin_h = fetch_image_resize(g.width, g.height)
+    return (_torch_int_over_tensor(origin_w, g.resized_width), _torch_int_over_tensor(origin_h, g.resized_height))
+
+
+def _guir1_screenspot_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+    """``pred_coord = [x * scale[0], y * scale[1]]`` (``:195``): a point in the "origin" frame (qwen-vl-utils'
+    size, e.g. 1932 x 1092 for a 1920 x 1080 screenshot), which the script compares with the gold boxes, screenshot
+    pixels, unmapped; so does this reading."""
+    if a.fmt != _GUIR1_FMT or a.point is None:
+        return None
+    sx, sy = _guir1_screenspot_scale(g)
+    return a.point[0] * sx, a.point[1] * sy
 
 
 # ------------------------------------------------------------------------------------------------ Qwen3-VL
@@ -734,6 +826,13 @@ AUTHORS: dict[str, Reading] = {
         "open-compass/VLMEvalKit @ e8e78f05 vlmeval/dataset/GUI/screenspot.py:44-50 (parse_bbox_aguvis), :384-387 "
         "(above 1: pixels); Aguvis publishes no evaluation code",
         _aguvis_pixels, grounding_only=True),
+    "guir1": Reading(
+        _guard(_GUIR1_FMT, _parse_guir1_screenspot),
+        f"{_GUIR1_SOURCE}:37-58 (extract_coord: the first <answer>, the regex, else [0, 0, 0, 0]), :106 and "
+        ":120-121 (origin: qwen-vl-utils' fetch_image size), :117-123 (scale = origin / resized: torch's "
+        "reciprocal(resized) * origin in float32), :195 "
+        "(pred_coord = point * scale, compared unmapped); navigation answers: the guir1 parser (its extract_action)",
+        _guir1_screenspot_pixels, grounding_only=True),
     "guiowl15": Reading(
         _guard("guiowl15", _parse_guiowl),
         "X-PLUG/MobileAgent @ 11cea57 Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py:382-383 "

@@ -29,6 +29,11 @@ QWEN25VL_MAX_PIXELS = 28 * 28 * 16384
 GUIR1_TRAIN_MAX_PIXELS = 1258291
 GUIR1_TRAIN_MIN_PIXELS = 3136
 MAX_ASPECT_RATIO = 200
+#: qwen-vl-utils' ``fetch_image`` defaults (qwen_vl_utils 0.0.14 ``vision_process.py``: factor 14 x 2, 4 .. 16384
+#: tokens of 28 x 28 pixels), the first resize of every image its ``process_vision_info`` returns.
+QWEN_VL_UTILS_FACTOR = 28
+QWEN_VL_UTILS_MIN_PIXELS = 4 * 28 * 28
+QWEN_VL_UTILS_MAX_PIXELS = 16384 * 28 * 28
 
 
 def smart_resize(
@@ -74,6 +79,32 @@ def budget_resize(width: int, height: int, max_pixels: int) -> tuple[int, int]:
     return round(width * scale), round(height * scale)
 
 
+def fetch_image_resize(width: int, height: int) -> tuple[int, int]:
+    """(width, height) of a ``width`` x ``height`` image after qwen-vl-utils' ``fetch_image`` with its defaults
+    (qwen_vl_utils 0.0.14 ``vision_process.py`` ``smart_resize``: factor 28, 3,136 .. 12,845,056 pixels). Its
+    arithmetic is :func:`smart_resize`'s except that a side rounded to 0 becomes ``factor`` and a side floored to
+    0 stays 0, where PIL then refuses the image (``ValueError`` here). GUI-R1's ScreenSpot script hands the
+    processor this image and calls its size the "origin" (icey-zhang/GUI-R1 @ 0ec02be
+    ``guir1/inference/inference_vllm_screenspot.py:106``, ``:120-121``)."""
+    if height <= 0 or width <= 0:
+        raise ValueError(f"image size must be positive, got height={height}, width={width}")
+    if max(height, width) / min(height, width) > MAX_ASPECT_RATIO:
+        raise ValueError(
+            f"absolute aspect ratio must be smaller than {MAX_ASPECT_RATIO}, got {max(height, width) / min(height, width)}"
+        )
+    f = QWEN_VL_UTILS_FACTOR
+    h_bar, w_bar = max(f, round(height / f) * f), max(f, round(width / f) * f)
+    if h_bar * w_bar > QWEN_VL_UTILS_MAX_PIXELS:
+        beta = math.sqrt((height * width) / QWEN_VL_UTILS_MAX_PIXELS)
+        h_bar, w_bar = math.floor(height / beta / f) * f, math.floor(width / beta / f) * f
+    elif h_bar * w_bar < QWEN_VL_UTILS_MIN_PIXELS:
+        beta = math.sqrt(QWEN_VL_UTILS_MIN_PIXELS / (height * width))
+        h_bar, w_bar = math.ceil(height * beta / f) * f, math.ceil(width * beta / f) * f
+    if h_bar <= 0 or w_bar <= 0:
+        raise ValueError(f"qwen-vl-utils resizes a {width}x{height} image to {w_bar}x{h_bar}, which PIL refuses")
+    return w_bar, h_bar
+
+
 class Frame(str, Enum):
     ORIGINAL = "original"
     RESIZED = "resized"
@@ -100,10 +131,15 @@ class ImageGeometry:
         min_pixels: int = QWEN25VL_MIN_PIXELS,
         max_pixels: int = QWEN25VL_MAX_PIXELS,
         prescale_max_pixels: int | None = None,
+        fetch_image_first: bool = False,
     ) -> ImageGeometry:
         """The sizes under ``smart_resize``; with ``prescale_max_pixels``, the image is first scaled to that pixel
-        budget (:func:`budget_resize`) and that size is smart-resized (InfiGUI-G1's two steps)."""
-        sw, sh = (width, height) if prescale_max_pixels is None else budget_resize(width, height, prescale_max_pixels)
+        budget (:func:`budget_resize`) and that size is smart-resized (InfiGUI-G1's two steps); with
+        ``fetch_image_first``, the image is first resized as qwen-vl-utils' ``fetch_image`` does
+        (:func:`fetch_image_resize`) and that size is smart-resized (GUI-R1's ScreenSpot script's two steps)."""
+        sw, sh = fetch_image_resize(width, height) if fetch_image_first else (width, height)
+        if prescale_max_pixels is not None:
+            sw, sh = budget_resize(sw, sh, prescale_max_pixels)
         rh, rw = smart_resize(sh, sw, factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
         return cls(width=width, height=height, resized_width=rw, resized_height=rh)
 
@@ -217,7 +253,8 @@ def to_crop(point: Sequence[float], box: Sequence[int]) -> tuple[float, float]:
 
 
 __all__ = [
-    "Frame", "GUIR1_TRAIN_MAX_PIXELS", "budget_resize", "GUIR1_TRAIN_MIN_PIXELS", "ImageGeometry", "QWEN25VL_FACTOR",
+    "Frame", "GUIR1_TRAIN_MAX_PIXELS", "QWEN_VL_UTILS_FACTOR", "QWEN_VL_UTILS_MAX_PIXELS", "QWEN_VL_UTILS_MIN_PIXELS",
+    "budget_resize", "fetch_image_resize", "GUIR1_TRAIN_MIN_PIXELS", "ImageGeometry", "QWEN25VL_FACTOR",
     "QWEN25VL_MAX_PIXELS", "QWEN25VL_MIN_PIXELS", "QWEN3VL_FACTOR", "box_center", "clip_box", "from_crop",
     "normalized_distance", "point_in_box", "smart_resize", "to_crop", "xywh_to_xyxy", "zoom_box", "zoom_size",
 ]

@@ -46,6 +46,8 @@ GUIR1_SCRIPTS = "icey-zhang/GUI-R1 @ 0ec02be guir1/inference/inference_vllm_*.py
 #: guir1/inference/inference_vllm_screenspot.py:63; 2,109,744, used before, is a training default of a later
 #: commit's agent-sft configs, 1eafa24 agent-sft/qwen-vl-finetune*/.../argument.py, not this script's).
 GUIR1_SCREENSPOT_MAX_PIXELS = 2_097_152
+#: The benchmarks GUI-R1's ScreenSpot script runs (and the ``guir1`` preset resizes in its two steps).
+GUIR1_SCREENSPOT = ("screenspot", "screenspot_v2", "screenspot_pro")
 UITARS_REPO = "bytedance/UI-TARS"
 
 
@@ -85,6 +87,9 @@ class Preset:
     sources: dict[str, str] = field(default_factory=dict)
     #: A first resize to this pixel budget before ``smart_resize`` (InfiGUI-G1's two steps); None: one step.
     prescale_max_pixels: int | None = None
+    #: Benchmarks whose screenshot is first resized as qwen-vl-utils' ``fetch_image`` does (its defaults), then
+    #: smart-resized with this preset's bounds (GUI-R1's ScreenSpot script's two steps).
+    fetch_image_first: tuple[str, ...] = ()
 
     def template_for(self, benchmark: str | None) -> str:
         """The template for a benchmark: its own entry, else by the benchmark's kind (grounding or navigation);
@@ -133,11 +138,16 @@ class Preset:
         """(min_pixels, max_pixels) of the resize for ``benchmark``."""
         return self.min_pixels, self.benchmark_max_pixels.get(benchmark or "", self.max_pixels)
 
+    def fetches_image_first(self, benchmark: str | None) -> bool:
+        """Whether ``benchmark``'s screenshots are first resized as qwen-vl-utils' ``fetch_image`` does."""
+        return benchmark in self.fetch_image_first
+
     def geometry(self, width: int, height: int, benchmark: str | None = None) -> ImageGeometry:
         """The image sizes of a ``width`` x ``height`` screenshot under this preset's resize."""
         low, high = self.pixel_bounds(benchmark)
         return ImageGeometry.for_model(width, height, factor=self.factor, min_pixels=low, max_pixels=high,
-                                       prescale_max_pixels=self.prescale_max_pixels)
+                                       prescale_max_pixels=self.prescale_max_pixels,
+                                       fetch_image_first=self.fetches_image_first(benchmark))
 
 
 _GUIR1_TEMPLATES = {
@@ -191,12 +201,14 @@ def _preset(name: str, title: str, parser: str, frame: Frame, templates: dict[st
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     _preset("guir1", "GUI-R1 (3B / 7B, Qwen2.5-VL)", "guir1", Frame.RESIZED, _GUIR1_TEMPLATES,
             Generation(max_new_tokens=1024, temperature=0.0, top_p=0.001, repetition_penalty=1.05),
-            benchmark_max_pixels=dict.fromkeys(("screenspot", "screenspot_v2", "screenspot_pro"),
-                                               GUIR1_SCREENSPOT_MAX_PIXELS),
+            benchmark_max_pixels=dict.fromkeys(GUIR1_SCREENSPOT, GUIR1_SCREENSPOT_MAX_PIXELS),
+            fetch_image_first=GUIR1_SCREENSPOT,
             prompt=f"{GUIR1_SCRIPTS} (one per benchmark; core.prompts guir1-inference-*)",
             decoding=f"{GUIR1_SCRIPTS}: SamplingParams(temperature=0.0, top_p=0.001, repetition_penalty=1.05, "
                      "max_tokens=1024)",
-            pixels=f"{_PROCESSOR_DEFAULT}; ScreenSpot: inference_vllm_screenspot.py:63 sets processor.max_pixels=2097152",
+            pixels=f"{_PROCESSOR_DEFAULT}; ScreenSpot: qwen-vl-utils' fetch_image (its defaults: factor 28, 3,136.."
+                   "12,845,056) in process_vision_info (inference_vllm_screenspot.py:106), then the processor, whose "
+                   "max_pixels :63 sets to 2097152",
             answer="<answer>[{'action': .., 'point': [x, y], 'input_text': ..}]</answer>, pixels of the resized "
                    "image (the scripts multiply by original/resized)"),
     _preset("uitars", "UI-TARS 1.0 (2B / 7B / 72B, Qwen2-VL)", "uitars", Frame.GRID1000, _uitars_templates("uitars"),

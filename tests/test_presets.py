@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.cli import app
-from core.geometry import Frame, ImageGeometry, smart_resize
+from core.geometry import Frame, ImageGeometry, fetch_image_resize, smart_resize
 from core.parsers import parse_action
 from core.presets import GUIR1_SCREENSPOT_MAX_PIXELS, PRESETS, get_preset, reparse_row
 from core.prompts import get_template
@@ -187,8 +187,8 @@ def answer_in_frame(preset: str, x: float, y: float) -> str:
 
 
 #: Presets whose authors' code reads an answer without coordinates as the point (0, 0) (core.authors; Aguvis:
-#: VLMEvalKit's parse_bbox_aguvis, on grounding benchmarks).
-ORIGIN_FALLBACK = ("guiowl15", "guig2", "uivenus", "gta1", "aguvis")
+#: VLMEvalKit's parse_bbox_aguvis, and GUI-R1: its ScreenSpot script's extract_coord, on grounding benchmarks).
+ORIGIN_FALLBACK = ("guiowl15", "guig2", "uivenus", "gta1", "aguvis", "guir1")
 
 
 def _rows(preset: str) -> list[dict]:
@@ -398,9 +398,11 @@ def test_dry_run_prints_requests_and_loads_no_model(bench_dir, tmp_path):
         assert r["template"] == "guir1-inference-screenspot" and r["error"] is None
         text = r["messages"][0]["content"]
         assert text.startswith("You are RUN1-R1, a reasoning GUI Agent Assistant. In this UI screenshot <image>")
-        w, h = r["image_size"]
+        # GUI-R1's ScreenSpot script: qwen-vl-utils' fetch_image resize, then the processor's under 2,097,152
+        w, h = fetch_image_resize(*r["image_size"])
         rh, rw = smart_resize(h, w, min_pixels=3136, max_pixels=GUIR1_SCREENSPOT_MAX_PIXELS)
         assert r["resized_size"] == [rw, rh] and rw * rh <= GUIR1_SCREENSPOT_MAX_PIXELS
+        assert r["resize"]["fetch_image_first"] is True
         assert r["generation"]["repetition_penalty"] == 1.05 and r["generation"]["max_new_tokens"] == 1024
     # explicit flags win over the preset
     res = runner.invoke(app, ["infer", "--backend", "hf", "--model", "m", "--input",

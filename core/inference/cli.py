@@ -136,7 +136,8 @@ def infer(
         policies = [ResizePolicy.from_options(
             recipe=recipe, min_pixels=min_pixels, max_pixels=max_pixels, factor=factor,
             preset_bounds=None if chosen is None else chosen.pixel_bounds(job.benchmark),
-            prescale_max_pixels=None if chosen is None else chosen.prescale_max_pixels) for job in jobs]
+            prescale_max_pixels=None if chosen is None else chosen.prescale_max_pixels,
+            fetch_image_first=chosen is not None and chosen.fetches_image_first(job.benchmark)) for job in jobs]
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--recipe/--max-pixels/--min-pixels/--factor") from None
     policy = max(policies, key=lambda p: p.max_pixels)

@@ -42,6 +42,9 @@ class ResizePolicy:
     recipe: str | None = None
     #: A first resize to this pixel budget before ``smart_resize`` (a preset's, InfiGUI-G1); None: one step.
     prescale_max_pixels: int | None = None
+    #: A first resize as qwen-vl-utils' ``fetch_image`` does before ``smart_resize`` (a preset's, GUI-R1's
+    #: ScreenSpot script: :func:`core.geometry.fetch_image_resize`).
+    fetch_image_first: bool = False
 
     def __post_init__(self) -> None:
         if self.min_pixels <= 0 or self.max_pixels < self.min_pixels:
@@ -52,7 +55,8 @@ class ResizePolicy:
     def geometry(self, width: int, height: int) -> ImageGeometry:
         """Sizes of a ``width`` x ``height`` (ORIGINAL pixels) screenshot in every frame."""
         return ImageGeometry.for_model(width, height, factor=self.factor, min_pixels=self.min_pixels,
-                                       max_pixels=self.max_pixels, prescale_max_pixels=self.prescale_max_pixels)
+                                       max_pixels=self.max_pixels, prescale_max_pixels=self.prescale_max_pixels,
+                                       fetch_image_first=self.fetch_image_first)
 
     def record(self, geometry: ImageGeometry | None) -> dict[str, Any]:
         """The ``resize`` field of a prediction row (``resized_size`` is [W, H] pixels, None when unknown;
@@ -67,18 +71,20 @@ class ResizePolicy:
             out["recipe"] = self.recipe
         if self.prescale_max_pixels is not None:
             out["prescale_max_pixels"] = self.prescale_max_pixels
+        if self.fetch_image_first:
+            out["fetch_image_first"] = True
         return out
 
     @classmethod
     def from_options(cls, *, recipe: str | Path | None = None, min_pixels: int | None = None,
                      max_pixels: int | None = None, factor: int = QWEN25VL_FACTOR,
                      preset_bounds: tuple[int, int] | None = None,
-                     prescale_max_pixels: int | None = None) -> ResizePolicy:
+                     prescale_max_pixels: int | None = None, fetch_image_first: bool = False) -> ResizePolicy:
         """The policy of ``gui-agent infer`` / ``rollout`` flags: bounds from the training ``recipe`` file
         (:func:`core.recipes.recipe_pixel_bounds`, the same bounds ``gui-agent data convert --recipe`` exports
-        at), else a model preset's ``preset_bounds`` (min, max) and its ``prescale_max_pixels`` first step, else
-        GUI-R1's training bounds; explicit ``min_pixels`` / ``max_pixels`` win (an explicit ``max_pixels`` or a
-        recipe drops the preset's first step). ``ValueError`` (``core.recipes.RecipeError``) for an unreadable
+        at), else a model preset's ``preset_bounds`` (min, max) and its first step (``prescale_max_pixels``,
+        ``fetch_image_first``), else GUI-R1's training bounds; explicit ``min_pixels`` / ``max_pixels`` win (an
+        explicit ``max_pixels`` or a recipe drops the preset's first step). ``ValueError`` (``core.recipes.RecipeError``) for an unreadable
         recipe or bad bounds."""
         low, high = preset_bounds or (GUIR1_TRAIN_MIN_PIXELS, GUIR1_TRAIN_MAX_PIXELS)
         if recipe is not None:
@@ -88,7 +94,8 @@ class ResizePolicy:
         return cls(min_pixels=low if min_pixels is None else min_pixels,
                    max_pixels=high if max_pixels is None else max_pixels, factor=factor,
                    recipe=None if recipe is None else str(recipe),
-                   prescale_max_pixels=None if recipe is not None or max_pixels is not None else prescale_max_pixels)
+                   prescale_max_pixels=None if recipe is not None or max_pixels is not None else prescale_max_pixels,
+                   fetch_image_first=fetch_image_first and recipe is None and max_pixels is None)
 
 
 DEFAULT_POLICY = ResizePolicy()

@@ -233,6 +233,8 @@ def _check_compatible(first: dict[str, Any] | None, policy: ResizePolicy, templa
     differ = [f"{key} {old.get(key)} -> {getattr(policy, key)}"
               for key in ("min_pixels", "max_pixels", "factor", "prescale_max_pixels")
               if (key in old or key == "prescale_max_pixels") and old.get(key) != getattr(policy, key)]
+    if bool(old.get("fetch_image_first")) != policy.fetch_image_first:
+        differ.append(f"fetch_image_first {bool(old.get('fetch_image_first'))} -> {policy.fetch_image_first}")
     if first.get("model") not in (None, model):
         differ.append(f"model {first.get('model')!r} -> {model!r}")
     written = first.get("template")
@@ -282,7 +284,8 @@ def run_inference(items: Iterable[Step | SkippedRecord], backend: Backend, outpu
     options = {"backend": backend.name, "model": backend.model, "template": template or TRAINING_TEMPLATE,
                "resize": {"min_pixels": policy.min_pixels, "max_pixels": policy.max_pixels, "factor": policy.factor,
                           **({} if policy.prescale_max_pixels is None
-                             else {"prescale_max_pixels": policy.prescale_max_pixels})},
+                             else {"prescale_max_pixels": policy.prescale_max_pixels}),
+                          **({"fetch_image_first": True} if policy.fetch_image_first else {})},
                "zoom": zoom, **(run_options or {})}
 
     def legacy_options(first: Mapping[str, Any]) -> dict[str, Any]:
