@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.actions import POINT_ACTIONS
-from core.geometry import ImageGeometry, fetch_image_resize
+from core.geometry import Frame, ImageGeometry, fetch_image_resize
 from core.parsers import (
     MAX_ANSWER_CHARS,
     MAX_PAYLOAD_CHARS,
@@ -58,6 +58,12 @@ class Reading:
     to_original: Callable[[ParsedAction, ImageGeometry], Point | None] | None = None
     #: Read so on grounding benchmarks only (the rule is a grounding harness's; navigation answers: tolerant).
     grounding_only: bool = False
+    #: The authors' reading of navigation answers where it is another code's (the Qwen3-VL cookbook's mobile
+    #: agent); None: ``parse`` / ``to_original`` read both kinds of answer.
+    navigation: Reading | None = None
+    #: The prompt template this reading's answers were asked with; a row recording another template (a run made
+    #: before the preset sent it) is read with the tolerant parser. None: any.
+    template: str | None = None
 
 
 class _Wrong(ValueError):
@@ -493,6 +499,37 @@ def _qwen3vl_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
     return int(a.point[0]) / 1000 * g.width, int(a.point[1]) / 1000 * g.height
 
 
+_QWEN3VL_AGENT = "QwenLM/Qwen3-VL @ 9658872 cookbooks/mobile_agent.ipynb"
+#: The cookbook's agent prompt: ``core.prompts`` ``qwen3vl-mobile-agent`` (the 999 x 999 screen it states).
+QWEN3VL_AGENT_TEMPLATE = "qwen3vl-mobile-agent"
+
+
+def _parse_qwen3vl_agent(text: str) -> ParseResult:
+    """The cookbook's read of the agent's answer (cell 7): ``json.loads`` of the text between the first
+    ``"<tool_call>\\n"`` and the next ``"\\n</tool_call>"`` (no such split: the notebook raises, so the answer is
+    unparseable); that one call is then read as the project's ``mobile_use`` tool call."""
+    parts = text.split("<tool_call>\n")
+    if len(parts) < 2:
+        raise _Wrong("no '<tool_call>' followed by a newline")
+    body = parts[1].split("\n</tool_call>")[0]
+    try:
+        call = json.loads(body)
+    except ValueError as e:
+        raise _Wrong(f"the tool call is not JSON: {str(e)[:80]}") from None
+    if not isinstance(call, dict) or not isinstance(call.get("arguments"), dict) or "action" not in call["arguments"]:
+        raise _Wrong("the tool call has no arguments.action")
+    return parse_action(f"<tool_call>\n{body}\n</tool_call>", fmt="tool_call")
+
+
+def _qwen3vl_agent_pixels(a: ParsedAction, g: ImageGeometry) -> Point | None:
+    """The cookbook's ``rescale_coordinates`` (cell 4): ``round(p / 999 * W)`` of a point on its 999 x 999 screen
+    (``p / 999 * W`` is :meth:`ImageGeometry.point` from ``grid999``; Python's round, half to even)."""
+    if a.point is None:
+        return None
+    x, y = g.point(a.point, Frame.GRID999, Frame.ORIGINAL)
+    return float(round(x)), float(round(y))
+
+
 # ------------------------------------------------------------------------------------------------ UI-TARS
 
 _UITARS_SOURCE = "bytedance/UI-TARS @ 582f3a7 codes/ui_tars/action_parser.py"
@@ -800,7 +837,12 @@ AUTHORS: dict[str, Reading] = {
         _guard("qwen_grounding", _parse_qwen3vl),
         "QwenLM/Qwen3-VL @ 9658872 cookbooks/spatial_understanding.ipynb:91-116 (decode_json_points), :140-141 "
         "(int(point[0]) / 1000 * width)",
-        _qwen3vl_pixels),
+        _qwen3vl_pixels,
+        navigation=Reading(
+            _guard("tool_call", _parse_qwen3vl_agent),
+            f"{_QWEN3VL_AGENT} (a one-line file): cell 7 (the system prompt's 999x999 screen; json.loads of the first "
+            "<tool_call>), cell 4 (rescale_coordinates: round(p / 999 * W))",
+            _qwen3vl_agent_pixels, template=QWEN3VL_AGENT_TEMPLATE)),
     "uitars": Reading(
         _guard("uitars", _parse_uitars10),
         f"{_UITARS_SOURCE}:146-276 (parse_action_to_structure_output; 1.0: numbers / factor 1000, :259), "
@@ -846,19 +888,25 @@ def authors_reading(preset: str) -> Reading | None:
     return AUTHORS.get(preset)
 
 
-def read_answer(text: str, preset: str, parser: str, reading: str,
-                grounding: bool = True) -> tuple[ParseResult, Reading | None]:
+def read_answer(text: str, preset: str, parser: str, reading: str, grounding: bool = True,
+                template: str | None = None) -> tuple[ParseResult, Reading | None]:
     """``text`` parsed as ``reading`` says (``authors``: the preset's :data:`AUTHORS` entry when it has one, else
     ``parser``; ``tolerant``: ``parser``), and the :class:`Reading` used (None: the tolerant parser). A
-    ``grounding_only`` reading applies only when ``grounding`` (the row's benchmark is a grounding one)."""
+    ``grounding_only`` reading applies only when ``grounding`` (the row's benchmark is a grounding one); a reading
+    with a ``navigation`` one reads other answers with that; a reading of one ``template`` only reads rows that
+    record it, or record none (``template``: the row's)."""
     if reading not in READINGS:
         raise ValueError(f"unknown reading {reading!r}; known: {', '.join(READINGS)}")
     chosen = authors_reading(preset) if reading == "authors" else None
     if chosen is not None and chosen.grounding_only and not grounding:
+        chosen = None
+    if chosen is not None and chosen.navigation is not None and not grounding:
+        chosen = chosen.navigation
+    if chosen is not None and chosen.template is not None and template is not None and template != chosen.template:
         chosen = None
     if chosen is None:
         return parse_action(text, fmt=parser), None
     return chosen.parse(text), chosen
 
 
-__all__ = ["AUTHORS", "DEFAULT_READING", "READINGS", "Reading", "authors_reading", "read_answer"]
+__all__ = ["AUTHORS", "DEFAULT_READING", "QWEN3VL_AGENT_TEMPLATE", "READINGS", "Reading", "authors_reading", "read_answer"]

@@ -6,6 +6,7 @@ Frames (see :class:`Frame`):
 - ``resized``    pixels of the image after :func:`smart_resize` (what Qwen2.5-VL sees and answers in)
 - ``normalized`` fractions of width/height in [0, 1] (GUI-R1 train.parquet boxes)
 - ``grid1000``   the 0-1000 relative grid of Qwen3-VL (x / W * 1000)
+- ``grid999``    the 999 x 999 screen of the Qwen3-VL cookbook's mobile agent (x / W * 999; ``qwen3vl-mobile-agent``)
 
 All conversions go through the original frame, so any chain of conversions is consistent.
 """
@@ -110,6 +111,7 @@ class Frame(str, Enum):
     RESIZED = "resized"
     NORMALIZED = "normalized"
     GRID1000 = "grid1000"
+    GRID999 = "grid999"
 
 
 @dataclass(frozen=True)
@@ -156,14 +158,17 @@ class ImageGeometry:
             return self.resized_width / self.width, self.resized_height / self.height
         if frame is Frame.NORMALIZED:
             return 1.0 / self.width, 1.0 / self.height
+        if frame is Frame.GRID999:
+            return 999.0 / self.width, 999.0 / self.height
         return 1000.0 / self.width, 1000.0 / self.height
 
     def point(self, xy: Sequence[float], src: Frame | str, dst: Frame | str) -> tuple[float, float]:
         """Convert a point ``(x, y)`` from frame ``src`` to frame ``dst``. A 0-1000 point k becomes ORIGINAL pixels
         as ``k / 1000 * W``, the models' own code's arithmetic (``k / (1000 / W)`` can differ in the last bit, which
-        decides a click exactly on a box edge)."""
-        if Frame(src) is Frame.GRID1000:
-            xy = float(xy[0]) / 1000 * self.width, float(xy[1]) / 1000 * self.height
+        decides a click exactly on a box edge); a ``grid999`` point p likewise as ``p / 999 * W``."""
+        if Frame(src) in (Frame.GRID1000, Frame.GRID999):
+            n = 1000 if Frame(src) is Frame.GRID1000 else 999
+            xy = float(xy[0]) / n * self.width, float(xy[1]) / n * self.height
             src = Frame.ORIGINAL
         sx0, sy0 = self.scale(src)
         sx1, sy1 = self.scale(dst)

@@ -134,6 +134,19 @@ class Preset:
                              f"{kind} rows")
         return self.templates[kind]
 
+    def answer_frame(self, benchmark: str | None, template: str | None = None) -> Frame:
+        """The frame of the answers to the prompt a row was asked with (``template``, its recorded one; None: this
+        preset's for ``benchmark``) when that prompt is one of this preset's, else :attr:`frame`. Only ``qwen3vl``'s
+        navigation prompt has another frame than its preset (``grid999``, the cookbook's 999 x 999 screen)."""
+        from core.prompts import get_template
+
+        if template is None:
+            try:
+                template = self.template_for(benchmark)
+            except ValueError:
+                return self.frame
+        return get_template(template).frame if template in self.templates.values() else self.frame
+
     def pixel_bounds(self, benchmark: str | None) -> tuple[int, int]:
         """(min_pixels, max_pixels) of the resize for ``benchmark``."""
         return self.min_pixels, self.benchmark_max_pixels.get(benchmark or "", self.max_pixels)
@@ -240,11 +253,14 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
             answer='[{"bbox_2d": [x1, y1, x2, y2], "label": ..}] in absolute pixels of the resized input (Qwen2.5-VL '
                    "technical report, arXiv:2502.13923)"),
     _preset("qwen3vl", "Qwen3-VL", "qwen_grounding", Frame.GRID1000,
-            {"grounding": "qwen3vl-grounding", "navigation": "qwen3vl-mobile-use"}, 1024, factor=QWEN3VL_FACTOR,
+            {"grounding": "qwen3vl-grounding", "navigation": "qwen3vl-mobile-agent"}, 1024, factor=QWEN3VL_FACTOR,
             decoding=_UNPUBLISHED, pixels="Qwen3-VL image processor defaults as used by this project (factor 32)",
-            prompt="Qwen cookbook grounding pattern (grounding); this project's mobile_use prompt (navigation, "
-                   "core.prompts qwen3vl-mobile-use)",
-            answer='{"bbox_2d": [...]} / <tool_call> on the 0-1000 relative grid (Qwen3-VL model card)'),
+            prompt="Qwen cookbook grounding pattern (grounding); this project's mobile_use prompt on the 999x999 "
+                   "screen QwenLM/Qwen3-VL @ 9658872 cookbooks/mobile_agent.ipynb cell 7 states (navigation, "
+                   "core.prompts qwen3vl-mobile-agent)",
+            answer='{"bbox_2d": [...]} on the 0-1000 relative grid (Qwen3-VL model card); <tool_call> on the 999x999 '
+                   "screen, mapped round(p / 999 * W) (the same notebook, cell 4 rescale_coordinates; --reading "
+                   "tolerant: p / 999 * W unrounded)"),
     _preset("uground", "UGround-V1 (2B / 7B / 72B, Qwen2-VL)", "point", Frame.GRID1000,
             {"grounding": "uground-grounding"}, 16, prompt="OSU-NLP-Group/UGround @ 6173b77 grounding/uground_qwen2vl.py",
             decoding="same file: vLLM SamplingParams(temperature=0), vLLM's default max_tokens=16",
@@ -610,12 +626,13 @@ def reparse_row(row: dict[str, Any], preset: Preset, benchmark: str | None,
             out["parse_error"] = geometry
             return out
     grounding = benchmark in BENCHMARKS and BENCHMARKS[benchmark].kind == "grounding"
-    result, authors = read_answer(text, preset.name, preset.parser, reading, grounding)
+    template = row.get("template") if isinstance(row.get("template"), str) else None
+    result, authors = read_answer(text, preset.name, preset.parser, reading, grounding, template)
     if not result.ok or result.action is None:
         out["parse_error"] = result.error or "no action"
         return out
     try:
-        action = result.action.to_action(geometry, preset.frame)
+        action = result.action.to_action(geometry, preset.answer_frame(benchmark, template))
     except ValueError as e:
         out["parse_error"] = str(e)
         out["pred_action"] = result.action.action

@@ -209,15 +209,22 @@ _MOBILE_USE_ACTIONS = ("click", "long_press", "type", "scroll", "swipe", "open_a
 MOBILE_USE_TOOL = "mobile_use"
 
 
-def mobile_use_tool(width: int, height: int) -> dict[str, Any]:
-    """The ``mobile_use`` function schema (our wording); coordinates on the 0-1000 grid of a WxH screen."""
+def mobile_use_tool(width: int, height: int, grid: int = 1000) -> dict[str, Any]:
+    """The ``mobile_use`` function schema (our wording); coordinates on the 0-1000 grid of a WxH screen, or with
+    ``grid`` 999 on the Qwen3-VL cookbook's 999 x 999 screen (its statement "The screen's resolution is 999x999.",
+    QwenLM/Qwen3-VL @ 9658872 cookbooks/mobile_agent.ipynb cell 7; the screen's own size is not stated there)."""
+    if grid not in (999, 1000):
+        raise ValueError(f"mobile_use grid {grid!r}: 999 or 1000")
+    screen = (f"* The screen is {width}x{height} pixels, but every coordinate is given on a relative 0-1000 grid: "
+              "[0, 0] is the top-left corner and [1000, 1000] the bottom-right corner.\n" if grid == 1000 else
+              "* The screen's resolution is 999x999.\n")
+    where = "on the 0-1000 grid" if grid == 1000 else "on the 999x999 screen"
     return {"type": "function", "function": {
         "name": MOBILE_USE_TOOL,
         "description": (
             "Operate an Android phone through its touchscreen, one action per call, looking at the current "
             "screenshot.\n"
-            f"* The screen is {width}x{height} pixels, but every coordinate is given on a relative 0-1000 grid: "
-            "[0, 0] is the top-left corner and [1000, 1000] the bottom-right corner.\n"
+            f"{screen}"
             "* Touch the centre of an element, not its border.\n"
             "* Apps may take a moment to react; use `wait` when the screen is still loading."),
         "parameters": {"type": "object", "required": ["action"], "properties": {
@@ -234,9 +241,8 @@ def mobile_use_tool(width: int, height: int) -> dict[str, Any]:
                            "* `open`: open the app named `text`.\n"
                            "* `wait`: wait `time` seconds.\n"
                            "* `terminate`: end the task with `status`.")},
-            "coordinate": {"type": "array", "description": "[x, y] on the 0-1000 grid (click, long_press, swipe "
-                                                           "start)."},
-            "coordinate2": {"type": "array", "description": "[x, y] on the 0-1000 grid where a swipe ends."},
+            "coordinate": {"type": "array", "description": f"[x, y] {where} (click, long_press, swipe start)."},
+            "coordinate2": {"type": "array", "description": f"[x, y] {where} where a swipe ends."},
             "text": {"type": "string", "description": "Text for type, answer, key and open."},
             "time": {"type": "number", "description": "Seconds for long_press and wait."},
             "button": {"type": "string", "enum": ["Back", "Home", "Menu", "Enter"],
@@ -249,14 +255,16 @@ def mobile_use_tool(width: int, height: int) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Qwen3VLMobileTemplate(PromptTemplate):
     """Qwen3-VL ``mobile_use`` agent prompt: tool schema in the system message, answer
-    ``Thought: ...\\nAction: ...\\n<tool_call>\\n{...}\\n</tool_call>`` with 0-1000 coordinates."""
+    ``Thought: ...\\nAction: ...\\n<tool_call>\\n{...}\\n</tool_call>`` with 0-1000 coordinates (frame ``grid1000``)
+    or on the 999 x 999 screen of the Qwen3-VL cookbook's agent (frame ``grid999``)."""
 
     @property
     def answer_tool(self) -> str:
         return MOBILE_USE_TOOL
 
     def render(self, step: Step, geometry: ImageGeometry) -> list[dict[str, str]]:
-        tool = json.dumps(mobile_use_tool(geometry.width, geometry.height), ensure_ascii=False)
+        grid = 999 if self.frame is Frame.GRID999 else 1000
+        tool = json.dumps(mobile_use_tool(geometry.width, geometry.height, grid), ensure_ascii=False)
         system = (
             "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
             "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
@@ -293,6 +301,13 @@ QWEN3VL_MOBILE_USE = Qwen3VLMobileTemplate(
     name="qwen3vl-mobile-use", answer_format="tool_call", frame=Frame.GRID1000, actions=_MOBILE_USE_ACTIONS,
     description="Qwen3-VL mobile_use agent prompt (tool schema, screen size, 0-1000 grid).",
     factor=QWEN3VL_FACTOR)
+#: The same prompt on the Qwen3-VL cookbook's 999 x 999 screen (QwenLM/Qwen3-VL @ 9658872
+#: cookbooks/mobile_agent.ipynb: cell 7's system prompt states it, cell 4's ``rescale_coordinates`` maps it back):
+#: the ``qwen3vl`` preset's navigation prompt, whose authors' reading maps as that cookbook does (core.authors).
+QWEN3VL_MOBILE_AGENT = Qwen3VLMobileTemplate(
+    name="qwen3vl-mobile-agent", answer_format="tool_call", frame=Frame.GRID999, actions=_MOBILE_USE_ACTIONS,
+    description="Qwen3-VL mobile_use agent prompt on the cookbook's 999x999 screen (tool schema, 999 grid).",
+    factor=QWEN3VL_FACTOR)
 
 
 # ------------------------------------------------------------------------------------------------ registry
@@ -300,7 +315,7 @@ QWEN3VL_MOBILE_USE = Qwen3VLMobileTemplate(
 TEMPLATES: dict[str, PromptTemplate] = {t.name: t for t in (
     GUIR1_HIGH, GUIR1_LOW, GUIR1_GROUNDING, GUIR1_INFERENCE, GUIR1_ANDROIDCONTROL, GUIR1_GUIODYSSEY,
     GUIR1_GUIACT_WEB, GUIR1_OMNIACT_WEB, GUIR1_OMNIACT_DESKTOP, GUIR1_SCREENSPOT, GUI_DESKTOP, GUIR1_SHORT,
-    QWEN3VL_MOBILE_USE, *MODEL_TEMPLATES)}
+    QWEN3VL_MOBILE_USE, QWEN3VL_MOBILE_AGENT, *MODEL_TEMPLATES)}
 
 
 def get_template(name: str) -> PromptTemplate:

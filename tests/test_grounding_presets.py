@@ -337,6 +337,53 @@ def test_qwen3vl_point_2d_as_the_cookbook_reads_it(tmp_path):
     assert data["metrics"]["overall"] == 0.5 and data["data"]["reading"] == "authors", data
 
 
+def _agent_rows(coords: dict[str, tuple[float, float]], size: tuple[int, int],
+                template: str | None = None) -> list[dict]:
+    """AndroidControl rows whose answer is the Qwen3-VL cookbook agent's: Thought, Action, one mobile_use click."""
+    call = '{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [%s, %s]}}'
+    return [{"id": key, "instruction": "Open the menu", "gt_action": "click", "gt_bbox": [0, 0, 10, 10],
+             "image_size": list(size), "pred": f"Thought: The menu.\nAction: Tap it.\n<tool_call>\n{call % xy}\n"
+             "</tool_call>", **({"template": template} if template else {})} for key, xy in coords.items()]
+
+
+def _navigation(rows: list[dict], reading: str = "authors") -> dict[str, list[float] | None]:
+    out = {}
+    for row in rows:
+        got = reparse_row(row, get_preset("qwen3vl"), "androidcontrol_low", reading)
+        out[row["id"]] = got["pred_coord"] if got["parse_ok"] else None
+    return out
+
+
+def test_qwen3vl_agent_tool_calls_map_as_the_cookbook_rescales():
+    """Issue 51 class 3: the Qwen3-VL cookbook's mobile agent (QwenLM/Qwen3-VL @ 9658872 cookbooks/mobile_agent.ipynb
+    cell 4 rescale_coordinates) maps a tool call's point as round(p / 999 * W) on its 999 x 999 screen: [999, 999]
+    is the screen's right and bottom edge (W, H); 500 on a 1000-px screen is round(500.5005) = 501, where 0-1000
+    gives 500 (a box whose right edge is 500 holds the one, not the other); Python's round is half to even (4.5 on
+    111 px is 0.5 -> 0, 499.5 on 3 px is 1.5 -> 2). ``--reading tolerant`` reads the prompt's 999 grid unrounded
+    (p / 999 * W, as ``infer`` maps it), and a row asked with the 0-1000 prompt (qwen3vl-mobile-use, the preset's
+    navigation prompt before) k / 1000 * W under both readings."""
+    rows = _agent_rows({"corner": (999, 999), "origin": (0, 0), "edge": (500, 500)}, (1080, 2400))
+    rows[2]["image_size"] = [1000, 1000]
+    assert _navigation(rows) == {"corner": [1080.0, 2400.0], "origin": [0.0, 0.0], "edge": [501.0, 501.0]}
+    assert _navigation(rows, "tolerant") == {"corner": [1080.0, 2400.0], "origin": [0.0, 0.0],
+                                             "edge": [500 / 999 * 1000, 500 / 999 * 1000]}
+    halves = _agent_rows({"down": (4.5, 4.5), "up": (499.5, 499.5)}, (111, 111))
+    halves[1]["image_size"] = [3, 3]
+    assert _navigation(halves) == {"down": [0.0, 0.0], "up": [2.0, 2.0]}
+    # the cookbook's own read: json.loads between the first "<tool_call>\n" and "\n</tool_call>"
+    bad = dict(rows[0], pred='<tool_call>{"name": "mobile_use", "arguments": {"action": "click", '
+               '"coordinate": [9, 9]}}</tool_call>')
+    assert _navigation([bad]) == {"corner": None} and _navigation([bad], "tolerant")["corner"] is not None
+    # a row asked with the 0-1000 prompt (qwen3vl-mobile-use, the preset's before) keeps its grid
+    old = _agent_rows({"corner": (999, 999)}, (1080, 2400), "qwen3vl-mobile-use")
+    assert _navigation(old) == _navigation(old, "tolerant") == {"corner": [999 / 1000 * 1080, 999 / 1000 * 2400]}
+    assert _navigation(_agent_rows({"corner": (999, 999)}, (1080, 2400), "qwen3vl-mobile-agent")) == {
+        "corner": [1080.0, 2400.0]}
+    # grounding answers keep the grounding cookbook's 0-1000 reading
+    assert _verdicts(_gold_rows({"g": rows[0]["pred"]}, [0, 0, 1, 1]), "qwen3vl") == {
+        "g": [999 / 1000 * 1920, 999 / 1000 * 1080]}
+
+
 def test_uitars15_maps_as_its_action_parser_rounding_to_three_decimals(tmp_path):
     """UI-TARS' action_parser.py (model_type qwen25vl): the point divided by the smart-resized size, then
     round(x * W, 3): on a 1920 x 1080 screen (resized 1932 x 1092) 100 is round(100 / 1932 * 1920, 3) = 99.379

@@ -18,8 +18,10 @@ from core.prompts import (
     TemplateError,
     default_template_for,
     get_template,
+    mobile_use_tool,
     render_guir1_history,
 )
+from core.presets import get_preset
 from core.schema import HistoryItem, Step
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -381,6 +383,26 @@ def test_qwen3vl_prompt_has_tool_schema_and_screen_size():
     assert gold.startswith("Thought: ") and "\nAction: " in gold
     call = json.loads(gold.split("<tool_call>\n", 1)[1].split("\n</tool_call>", 1)[0])
     assert call == {"name": "mobile_use", "arguments": {"action": "click", "coordinate": [921, 887]}}
+
+
+def test_qwen3vl_agent_prompt_states_the_cookbooks_999_screen():
+    """The ``qwen3vl`` preset's navigation prompt (issue 51 class 3): the Qwen3-VL cookbook's mobile agent states
+    "The screen's resolution is 999x999." (QwenLM/Qwen3-VL @ 9658872 cookbooks/mobile_agent.ipynb cell 7), not the
+    screen's size nor the 0-1000 grid; gold answers are on that screen: (663, 1135) of 720 x 1280 is
+    [round(663 / 720 * 999), round(1135 / 1280 * 999)] = [920, 886] (0-1000: [921, 887])."""
+    t = get_template("qwen3vl-mobile-agent")
+    assert t.frame is Frame.GRID999 and get_preset("qwen3vl").templates["navigation"] == t.name
+    step = REAL[0]
+    system, _ = t.render(step, t.geometry(step))
+    tool = json.loads(re.search(r"<tools>\n(.*)\n</tools>", system["content"], re.S).group(1))
+    text = json.dumps(tool)
+    assert "The screen's resolution is 999x999." in tool["function"]["description"]
+    assert "0-1000" not in text and "720x1280" not in text
+    gold = t.gold_answer(step, t.geometry(step))
+    call = json.loads(gold.split("<tool_call>\n", 1)[1].split("\n</tool_call>", 1)[0])
+    assert call["arguments"]["coordinate"] == [920, 886]
+    with pytest.raises(ValueError, match="999 or 1000"):
+        mobile_use_tool(720, 1280, 998)
 
 
 # --------------------------------------------------------------------------------------------- registry

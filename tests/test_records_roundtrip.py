@@ -160,6 +160,7 @@ def test_which_rewards_read_which_template():
     answers: aitw only (gui_agent scores one mobile_use call, the only tool its agent loop executes)."""
     assert rewards_for("guir1-high") == ["r1gui", "aitw", "aitw_strict"]
     assert rewards_for("qwen3vl-mobile-use") == ["gui_agent", "aitw", "aitw_strict"]
+    assert rewards_for("qwen3vl-mobile-agent") == []  # the cookbook's 999 grid: an evaluation prompt only
     for name in ("guiowl15-grounding", "guiowl15-grounding-refusal"):
         assert rewards_for(name) == ["aitw", "aitw_strict"]
         answer = get_template(name).gold_answer(*_click_step())

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.console import quoted
+from core.geometry import Frame
 from core.rewards import aitw, gaussian, gui_agent, r1gui, r1v
 from core.matching import POINT_RADIUS
 from core.numbers import NumberError, checked_number
@@ -45,7 +46,11 @@ class RewardSpec:
 
     def reads(self, template: Any) -> bool:
         """Whether this reward scores the answers of ``template`` (a :class:`core.prompt_base.PromptTemplate`):
-        its gold answer scores the maximum. A template it does not read is no training target for it."""
+        its gold answer scores the maximum. A template it does not read is no training target for it. No reward
+        reads a ``grid999`` template (``qwen3vl-mobile-agent``, the Qwen3-VL cookbook's 999 x 999 screen): an
+        evaluation prompt, whose gold points are fractional on that grid where answers write integers."""
+        if getattr(template, "frame", None) is Frame.GRID999:
+            return False
         return template.answer_format in self.formats and self.tool in (None, template.answer_tool)
 
     def __call__(self, completion: str, ground_truth: Any, extra_info: Mapping | None = None,
