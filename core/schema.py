@@ -20,6 +20,10 @@ TASK_TYPES: tuple[str, ...] = ("low", "high", "grounding")
 #: ``Step.extra`` key of a polygon gold region (:mod:`core.regions`): ``[[x, y], ...]`` ORIGINAL pixels, at least
 #: three vertices, inside the image; ``Step.bbox`` holds its bounding box.
 POLYGON_KEY = "polygon"
+#: ``Step.extra`` key of the gold box as a benchmark's reference evaluator compares it, [x1, y1, x2, y2] FRACTIONS
+#: of the image (MMBench-GUI L2, which compares in fractions: :func:`core.data.ingest.mmbench_gui.box_fractions`);
+#: prediction rows carry it as ``gt_bbox_fractions`` (:func:`core.inference.rows.gold_columns`).
+FRACTION_BOX_KEY = "bbox_fractions"
 
 
 class HistoryItem(BaseModel):
@@ -168,4 +172,4 @@ class Step(BaseModel):
         return hashlib.sha1(self.image_bytes()).hexdigest()
 
 
-__all__ = ["POLYGON_KEY", "HistoryItem", "Step", "StepValidationError", "TASK_TYPES", "TaskType", "non_finite_field"]
+__all__ = ["FRACTION_BOX_KEY", "POLYGON_KEY", "HistoryItem", "Step", "StepValidationError", "TASK_TYPES", "TaskType", "non_finite_field"]

@@ -20,6 +20,7 @@ from core.data.unified import iter_steps
 from core.eval.io import PredictionFileError
 from core.eval.metrics import evaluate
 from core.eval.registry import BENCHMARKS
+from core.geometry import point_in_box
 from core.inference.rows import gold_columns
 from core.regions import interior_point, point_in_polygon, polygon_error
 from core.schema import POLYGON_KEY, StepValidationError
@@ -121,12 +122,13 @@ def test_osworld_g_pairs_polygon_and_bad_rows(osworld_g):
 
 def test_ui_vision_reader_takes_the_setting_from_the_file(ui_vision):
     steps, summary = read("ui_vision", ui_vision / "annotations", images_dir=ui_vision / "images")
-    assert summary.read == 5
+    assert summary.read == 6
     assert [(s.group, s.ui_type) for s in steps] == [
-        ("basic", "Creativity"), ("basic", "Development"), ("functional", "Creativity"),
+        ("basic", "Creativity"), ("basic", "Development"), ("functional", "Creativity"), ("functional", "Creativity"),
         ("spatial", "Development"), ("spatial", "Entertainment")]
     assert steps[0].bbox == (9, 213, 155, 416) and steps[0].instruction == "Open color selection dialog"
     assert steps[1].bbox == (220, 40, 300, 64)  # [300, 64, 220, 40]: corners swapped, as the reference does
+    assert steps[1].extra["bbox_fractions"] == [220 / 1280, 40 / 800, 300 / 1280, 64 / 800]  # as it compares
     assert steps[0].extra["element_type"] == "icon" and steps[0].extra["platform"] == "GIMP"
     assert steps[0].id == "element_grounding_basic:0" and steps[2].id == "element_grounding_functional:0"
     odd = ui_vision / "annotations" / "element_grounding" / "element_grounding_basic.json"
@@ -138,12 +140,16 @@ def test_mmbench_gui_reader_reads_fractions_pixels_and_the_minus_one_quirk(mmben
     raw = json.loads((mmbench_gui / "L2_annotations.json").read_text())
     steps, _ = read("mmbench_gui", mmbench_gui, images_dir=mmbench_gui / "offline_images")
     assert [(s.group, s.ui_type) for s in steps] == [
-        ("os_windows", "basic"), ("os_ios", "advanced"), ("os_web", "basic"), ("os_web", "advanced")]
+        ("os_windows", "basic"), ("os_ios", "advanced"), ("os_web", "basic"), ("os_web", "advanced"),
+        ("os_linux", "basic")]
     x1, y1, x2, y2 = raw[0]["bbox"]
     assert steps[0].bbox == pytest.approx((x1 * 2560, y1 * 1440, x2 * 2560, y2 * 1440))
     assert steps[0].extra["data_type"] == "icon" and steps[0].extra["app_name"] == "calendar"
     assert steps[2].bbox == (0, 300, 200, 340)  # a pixel box: its -1 becomes 0
     assert steps[3].bbox == (1000, 650, 1100, 700)
+    # the box as the reference compares it: the file's fractions, or pixels / the image's size
+    assert steps[0].extra["bbox_fractions"] == raw[0]["bbox"]
+    assert steps[2].extra["bbox_fractions"] == [0 / 1280, 300 / 720, 200 / 1280, 340 / 720]
     bad = [dict(raw[1], grounding_type="expert")]
     (mmbench_gui / "L2_annotations.json").write_text(json.dumps(bad))
     with pytest.raises(StepValidationError, match="expected one of basic, advanced") as err:
@@ -456,7 +462,8 @@ def _click(x: float, y: float) -> str:
                    "FIXTURE4K1-0": (3730 / 3840, 50 / 2160)}, 4 / 6),
     # MMBench-GUI: neither coordinate above 1 reads as fractions; (1, 320) stays pixels (y > 1)
     ("mmbench_gui", {"L2_annotations:0": (0.391, 0.143), "L2_annotations:1": (0.1, 0.95),
-                     "L2_annotations:2": (1, 320), "L2_annotations:3": (0.82, 0.94)}, 1.0),
+                     "L2_annotations:2": (1, 320), "L2_annotations:3": (0.82, 0.94),
+                     "L2_annotations:4": (0.48, 0.33)}, 1.0),
 ])
 def test_points_within_0_1_are_fractions_of_the_image(source, answers, expected, request, tmp_path):
     """Issue 51 class 2, through ``data convert`` and ``gui-agent eval``: a click whose coordinates the official
@@ -474,10 +481,48 @@ def test_points_within_0_1_are_fractions_of_the_image(source, answers, expected,
     assert result["unparseable"]["count"] == 0 and result["metrics"]["overall"] == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(("source", "row", "fractions", "edge", "outside"), [
+    # MMBench-GUI: row 4's right edge is 0.5125 of 1920 px; a click at pixel 984 (984 / 1920 == 0.5125) is on it,
+    # where pixels would miss (0.5125 x 1920 = 983.9999999999999 < 984); 985 is outside
+    ("mmbench_gui", "L2_annotations:4", [0.45, 0.3, 0.5125, 0.36], (984, 330), (985, 330)),
+    # UI-Vision: the functional row's left edge is pixel 984; a click at 0.5125 x 1920 = 983.9999999999999 px is on
+    # it in fractions (983.9999999999999 / 1920 == 0.5125 == 984 / 1920), where pixels would miss; 983 is outside
+    ("ui_vision", "element_grounding_functional:1", [984 / 1920, 500 / 1080, 1040 / 1920, 540 / 1080],
+     (0.5125 * 1920, 520), (983, 520)),
+])
+def test_evaluators_comparing_in_fractions_decide_exact_edges_as_they_do(source, row, fractions, edge, outside,
+                                                                          request, tmp_path):
+    """Issue 51: MMBench-GUI's and UI-Vision's evaluators divide the click (pixels) by the image size and compare it
+    with the box in fractions; ``gui-agent eval`` does the same (``gt_bbox_fractions``, written by ``data
+    convert``), so the fixture's edge row is a hit there and a miss compared in pixels (a row written before the
+    column existed)."""
+    steps = {s.id: s for s in iter_steps(convert(source, request.getfixturevalue(source), tmp_path / "unified"))}
+    step = steps[row]
+    box_px = step.bbox
+
+    def overall(xy: tuple[float, float], *, drop_fractions: bool = False) -> float:
+        pred = {"id": step.id, "instruction": step.instruction, **gold_columns(step), "group": step.group,
+                "ui_type": step.ui_type, "pred": _click(*xy), "resize": {"resized_size": list(step.image_size)},
+                "backend": "test"}
+        assert pred["gt_bbox_fractions"] == fractions  # the file's fractions, or pixels / the image size
+        if drop_fractions:
+            del pred["gt_bbox_fractions"]
+        name = f"{source}_{xy[0]}_{drop_fractions}"
+        preds, out = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
+        preds.write_text(json.dumps(pred) + "\n")
+        r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", source, "--json", str(out)])
+        assert r.exit_code == 0, r.output
+        return json.loads(out.read_text())["metrics"]["overall"]
+
+    assert not point_in_box(edge, box_px)  # in pixels the click is just outside
+    assert overall(edge) == 1.0 and overall(outside) == 0.0
+    assert overall(edge, drop_fractions=True) == 0.0
+
+
 @pytest.mark.parametrize(("files", "benchmark", "line", "needles"), [
     (["ui_vision"], "mmbench_gui", 1, ("field 'group'", "'basic' makes this a UI-Vision row", "(ui_vision)")),
     (["mmbench_gui"], "ui_vision", 1, ("field 'group'", "'os_windows' makes this a MMBench-GUI L2 row")),
-    (["ui_vision", "mmbench_gui"], "ui_vision", 6, ("field 'group'", "mixed or mislabelled")),   # mixed
+    (["ui_vision", "mmbench_gui"], "ui_vision", 7, ("field 'group'", "mixed or mislabelled")),   # mixed
     (["ui_vision"], "screenspot", 1, ("field 'group'", "not a ScreenSpot one")),
     (["osworld_g"], "screenspot", 1, ("field 'group'", "missing")),
     (["osworld_g"], "ui_vision", 1, ("field 'group'", "missing")),

@@ -327,10 +327,52 @@ def _osworld_g_point(rec: Record, pred: Prediction) -> Prediction:
     return _fractions_read(rec, pred, lambda x, y: 0 <= x <= 1 and 0 <= y <= 1)
 
 
-def _mmbench_gui_point(rec: Record, pred: Prediction) -> Prediction:
-    """The answer as MMBench-GUI's L2 evaluator scores it: a point with neither coordinate above 1 is read as
-    fractions of the image (``evaluate``: pixels only ``if click_point[0] > 1 or click_point[1] > 1``)."""
-    return _fractions_read(rec, pred, lambda x, y: not (x > 1 or y > 1))
+#: A row's verdict as its benchmark's evaluator decides it: (the prediction as shown, in ORIGINAL px; hit; gold
+#: region kind; gold box drawn for the gallery).
+Verdict = tuple[Prediction, bool, str, "tuple[float, ...] | None"]
+
+
+def _osworld_g_verdict(rec: Record, pred: Prediction) -> Verdict:
+    """OSWorld-G's evaluator compares in ORIGINAL pixels (``_eval``), the answer read as it reads it."""
+    shown = _osworld_g_point(rec, pred)
+    return (shown, *region_hit(rec, shown))
+
+
+def _in_fraction_box(rec: Record, pred: Prediction, hit: bool, point: tuple[float, float] | None) -> bool:
+    """Whether ``point`` (FRACTIONS of the image) lies in the row's ``gt_bbox_fractions``, edges included: the
+    verdict of an evaluator that compares in fractions. ``hit`` (the verdict in pixels) stands for a row written
+    before that column existed, and for an answer without a point or a refusing one."""
+    if rec.row.get("gt_bbox_fractions") is None or point is None or is_refusal(pred):
+        return hit
+    x1, y1, x2, y2 = gold_numbers(rec, "gt_bbox_fractions", (4,))
+    return x1 <= point[0] <= x2 and y1 <= point[1] <= y2
+
+
+def _as_fractions(rec: Record, point: tuple[float, float] | None) -> tuple[float, float] | None:
+    """A point in ORIGINAL px divided by the image's width and height."""
+    if point is None:
+        return None
+    w, h = gold_size(rec)
+    return point[0] / w, point[1] / h
+
+
+def _mmbench_gui_verdict(rec: Record, pred: Prediction) -> Verdict:
+    """MMBench-GUI's L2 evaluator (``evaluate``) reads a point with neither coordinate above 1 as fractions of the
+    image, any other point (ORIGINAL px) divided by the image's width and height, and compares it with the box in
+    fractions (``gt_bbox_fractions``), so exact edges fall as there."""
+    shown = _fractions_read(rec, pred, lambda x, y: not (x > 1 or y > 1))
+    hit, region, box = region_hit(rec, shown)
+    point = pred.point
+    if point is not None and (point[0] > 1 or point[1] > 1):
+        point = _as_fractions(rec, point)
+    return shown, _in_fraction_box(rec, pred, hit, point), region, box
+
+
+def _ui_vision_verdict(rec: Record, pred: Prediction) -> Verdict:
+    """UI-Vision's evaluator (``eval_sample_positive_gt``) compares the model's point, fractions of the image, with
+    the box divided by ``image_size``: the point in ORIGINAL px divided by the image's width and height."""
+    hit, region, box = region_hit(rec, pred)
+    return pred, _in_fraction_box(rec, pred, hit, _as_fractions(rec, pred.point)), region, box
 
 
 def _osworld_g_cells(rec: Record, region: str) -> list[tuple[str, str]]:
@@ -381,24 +423,20 @@ def _mmbench_gui_scores(cells: _Cells) -> tuple[dict[str, Any], dict[str, Any]]:
     return metrics, counts
 
 
-def _as_given(rec: Record, pred: Prediction) -> Prediction:
-    return pred
-
-
-#: breakdown -> (the answer as the benchmark's evaluator reads it; the cells a row counts in, given its gold region
-#: kind; the published numbers of the cells).
-_BREAKDOWNS: dict[str, tuple[Callable[[Record, Prediction], Prediction],
+#: breakdown -> (the row's verdict as the benchmark's evaluator decides it; the cells a row counts in, given its
+#: gold region kind; the published numbers of the cells).
+_BREAKDOWNS: dict[str, tuple[Callable[[Record, Prediction], Verdict],
                              Callable[[Record, str], list[tuple[str, str]]],
                              Callable[[_Cells], tuple[dict[str, Any], dict[str, Any]]]]] = {
-    "osworld_g": (_osworld_g_point, _osworld_g_cells, _osworld_g_scores),
-    "ui_vision": (_as_given, _ui_vision_cells, _ui_vision_scores),
-    "mmbench_gui": (_mmbench_gui_point, _mmbench_gui_cells, _mmbench_gui_scores),
+    "osworld_g": (_osworld_g_verdict, _osworld_g_cells, _osworld_g_scores),
+    "ui_vision": (_ui_vision_verdict, _ui_vision_cells, _ui_vision_scores),
+    "mmbench_gui": (_mmbench_gui_verdict, _mmbench_gui_cells, _mmbench_gui_scores),
 }
 
 
 def _score_regions(records: Iterable[Record], breakdown: str, fails: Failures) -> dict[str, Any]:
     """Grounding with box / polygon / refusal gold (``registry.REGION_HIT``) and the paper's breakdown."""
-    official, row_cells, scores = _BREAKDOWNS[breakdown]
+    verdict, row_cells, scores = _BREAKDOWNS[breakdown]
     cells = _Cells()
     unp = Unparseable()
     n = 0
@@ -407,8 +445,7 @@ def _score_regions(records: Iterable[Record], breakdown: str, fails: Failures) -
         pred = strict_prediction(rec)
         if pred.error:
             unp.add(rec, pred.error)
-        pred = official(rec, pred)
-        hit, region, box = region_hit(rec, pred)
+        pred, hit, region, box = verdict(rec, pred)
         cells.add(row_cells(rec, region), hit)
         if not hit:
             reason = pred.error or ("did not refuse" if region == "refusal" else "refused" if is_refusal(pred)

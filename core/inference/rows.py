@@ -12,7 +12,7 @@ from core.geometry import Frame, ImageGeometry
 from core.inference.requests import InferenceRequest
 from core.prompts import render_guir1_history
 from core.records import from_step
-from core.schema import Step
+from core.schema import FRACTION_BOX_KEY, Step
 
 
 @dataclass(frozen=True)
@@ -25,9 +25,13 @@ class SkippedRecord:
 
 def gold_columns(step: Step) -> dict[str, Any]:
     """The gold columns of a prediction row (:meth:`core.records.GoldRecord.to_prediction_columns`): GUI-R1's
-    ``gt_action``/``gt_bbox``/``gt_input_text`` in ORIGINAL pixels, ``gt_frame`` and ``image_size``."""
+    ``gt_action``/``gt_bbox``/``gt_input_text`` in ORIGINAL pixels, ``gt_frame`` and ``image_size``; and
+    ``gt_bbox_fractions`` where the benchmark's evaluator compares in fractions (:data:`core.schema.FRACTION_BOX_KEY`)."""
     w, h = int(step.image_size[0]), int(step.image_size[1])
-    return from_step(step, ImageGeometry.unresized(w, h), Frame.ORIGINAL).to_prediction_columns()
+    cols = from_step(step, ImageGeometry.unresized(w, h), Frame.ORIGINAL).to_prediction_columns()
+    if step.extra.get(FRACTION_BOX_KEY) is not None:
+        cols["gt_bbox_fractions"] = [float(v) for v in step.extra[FRACTION_BOX_KEY]]
+    return cols
 
 
 def history_string(step: Step) -> str:

@@ -7,7 +7,9 @@ A record: ``index``, ``image_path``, ``image_size`` [W, H], ``instruction``, ``b
 ``os_web``), ``app_name`` and ``grounding_type`` (``basic`` / ``advanced`` instruction). ``bbox`` is read as the
 reference evaluator (``benchmarks/l2_element_grounding.py``) reads it: a box whose four values all lie in [0, 1]
 is fractions of the image size; any other box is ORIGINAL pixels, a value of exactly -1 in it becoming 0. The
-Step's ``bbox`` is ORIGINAL pixels. Images are looked up as ``<platform>/<image_path>`` first (the reference's layout),
+Step's ``bbox`` is ORIGINAL pixels; ``extra["bbox_fractions"]`` (:data:`core.schema.FRACTION_BOX_KEY`) is the box
+as the reference compares it, fractions of the image (the file's own fractions, or each pixel value divided by the
+image's width or height), so ``gui-agent eval`` decides exact edges as the reference does. Images are looked up as ``<platform>/<image_path>`` first (the reference's layout),
 then as ``image_path``.
 
 Steps: ``group`` = the platform, ``ui_type`` = the grounding type (what ``gui-agent eval`` breaks results down by,
@@ -33,7 +35,7 @@ from core.data.ingest._common import (
 )
 from core.data.summary import ConversionSummary
 from core.eval.registry import MMBENCH_GUI_LEVELS, MMBENCH_GUI_PLATFORMS
-from core.schema import Step
+from core.schema import FRACTION_BOX_KEY, Step
 
 DEFAULT_FILE = "L2_annotations.json"
 
@@ -44,6 +46,14 @@ def box_pixels(box: list[float], width: float, height: float) -> tuple[float, fl
     if all(0 <= v <= 1 for v in box):
         return x1 * width, y1 * height, x2 * width, y2 * height
     return tuple(0.0 if v == -1 else v for v in box)  # type: ignore[return-value]
+
+
+def box_fractions(box: list[float], width: float, height: float) -> list[float]:
+    """The box the reference compares a click with (``evaluate``: a box of four values in [0, 1] as it is, any other
+    box each value, -1 as 0, divided by the image's width or height), [x1, y1, x2, y2] FRACTIONS of the image."""
+    if all(0 <= v <= 1 for v in box):
+        return [float(v) for v in box]
+    return [(0 if v == -1 else v) / (width if i % 2 == 0 else height) for i, v in enumerate(box)]
 
 
 def _candidates(name: str, platform: Any, images_dir: Path | None, record_dir: Path) -> ImageCandidates:
@@ -59,12 +69,14 @@ def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None,
     name, size = image_path_and_size(record, rec)
     level = one_of(record, "grounding_type", rec.get("grounding_type"), MMBENCH_GUI_LEVELS)
     platform = one_of(record, "platform", rec.get("platform"), MMBENCH_GUI_PLATFORMS)  # eval's breakdown needs it
-    box = box_pixels(numbers(record, "bbox", rec.get("bbox"), (4,)), size[0], size[1])
+    native = numbers(record, "bbox", rec.get("bbox"), (4,))
+    box = box_pixels(native, size[0], size[1])
     return grounding_step(
         record, _candidates(name, platform, images_dir, record_dir),
         declared_size=size, instruction=rec.get("instruction"), source="mmbench_gui",
         split=split, bbox=box, group=platform, ui_type=level,
-        extra={"image_name": name, **{k: rec[k] for k in ("data_type", "app_name", "index") if rec.get(k) is not None}})
+        extra={"image_name": name, FRACTION_BOX_KEY: box_fractions(native, size[0], size[1]),
+               **{k: rec[k] for k in ("data_type", "app_name", "index") if rec.get(k) is not None}})
 
 
 def read_mmbench_gui(input_path: Path, *, images_dir: Path | None = None, skip_missing: bool = False,
@@ -81,4 +93,4 @@ def read_mmbench_gui(input_path: Path, *, images_dir: Path | None = None, skip_m
                                                       record_dir=p.parent, split=p.stem))
 
 
-__all__ = ["box_pixels", "read_mmbench_gui", "record_to_step"]
+__all__ = ["box_fractions", "box_pixels", "read_mmbench_gui", "record_to_step"]

@@ -9,7 +9,9 @@ github.com/uivision/UI-Vision does), ``prompt_to_evaluate`` (the instruction), `
 Entertainment). The setting (basic, functional, spatial) is the file's: ``element_grounding_<setting>.json``.
 
 Steps: ``group`` = the setting, ``ui_type`` = the category (what ``gui-agent eval`` breaks results down by);
-``extra`` keeps ``platform``, ``element_type`` and the image name. A folder ``--input`` reads every
+``extra`` keeps ``platform``, ``element_type`` and the image name, and ``bbox_fractions``
+(:data:`core.schema.FRACTION_BOX_KEY`): the box as the reference compares it, each corner divided by
+``image_size`` (``eval_sample_positive_gt``), so ``gui-agent eval`` decides exact edges as it does. A folder ``--input`` reads every
 ``element_grounding_*.json`` under it.
 """
 
@@ -22,7 +24,7 @@ from typing import Any
 from core.data.ingest._common import grounding_step, image_candidates, image_path_and_size, numbers, read_json_steps
 from core.data.summary import ConversionSummary
 from core.eval.registry import UI_VISION_SETTINGS
-from core.schema import Step
+from core.schema import FRACTION_BOX_KEY, Step
 
 FILE_PREFIX = "element_grounding_"
 
@@ -41,12 +43,13 @@ def record_to_step(rec: dict[str, Any], *, record: str, images_dir: Path | None,
     """One UI-Vision record as a grounding Step (bbox x1, y1, x2, y2 ORIGINAL pixels)."""
     name, size = image_path_and_size(record, rec)
     x1, y1, x2, y2 = numbers(record, "bbox", rec.get("bbox"), (4,))
+    box = (min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2))
     return grounding_step(
         record, image_candidates(name, images_dir=images_dir, record_dir=record_dir),
         declared_size=size, instruction=rec.get("prompt_to_evaluate"), source="ui_vision",
-        split=setting, bbox=(min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)), group=setting,
-        ui_type=rec.get("category"),
-        extra={"image_name": name, **{k: rec[k] for k in ("platform", "element_type") if rec.get(k) is not None}})
+        split=setting, bbox=box, group=setting, ui_type=rec.get("category"),
+        extra={"image_name": name, FRACTION_BOX_KEY: [v / size[i % 2] for i, v in enumerate(box)],
+               **{k: rec[k] for k in ("platform", "element_type") if rec.get(k) is not None}})
 
 
 def annotation_files(input_path: Path) -> list[Path]:
