@@ -75,8 +75,8 @@ def read(source: str, path: Path, **kw):
 def test_osworld_g_reader_reads_boxes_polygons_refusals_and_categories(osworld_g):
     raw = json.loads((osworld_g / "OSWorld-G.json").read_text())
     steps, summary = read("osworld_g", osworld_g)  # a folder: its OSWorld-G.json
-    assert summary.read == 6 and not summary.notes
-    box, poly, box2, refusal, unclassified, screen4k = steps
+    assert summary.read == 7 and not summary.notes
+    box, poly, box2, refusal, unclassified, screen4k, edge = steps
     x, y, w, h = raw[0]["box_coordinates"]
     assert box.bbox == (x, y, x + w, y + h) and box.image_size == (1920, 1080)
     assert box.action.type == "click" and box.action.point == (x + w / 2, y + h / 2)
@@ -94,13 +94,14 @@ def test_osworld_g_reader_reads_boxes_polygons_refusals_and_categories(osworld_g
     assert unclassified.ui_type is None and unclassified.bbox == (0, 0, 48, 24)
     assert screen4k.image_size == (3840, 2160) and screen4k.bbox == (3700, 20, 3760, 80)
     assert screen4k.ui_type == "element_recognition"
+    assert edge.bbox == (55.68, 500, 80.0, 600) and edge.bbox[0] == 29 / 1000 * 1920
     assert [s.id for s in steps] == [f"OSWorld-G:{r['id']}" for r in raw]
 
 
 def test_osworld_g_without_classification_file_says_so(osworld_g):
     (osworld_g / "classification_result.json").unlink()
     steps, summary = read("osworld_g", osworld_g / "OSWorld-G.json")
-    assert [s.ui_type for s in steps] == [None] * 6
+    assert [s.ui_type for s in steps] == [None] * 7
     assert any("classification_result.json" in n for n in summary.notes)
 
 
@@ -190,8 +191,8 @@ def test_bad_row_is_one_line_or_skipped_without_losing_the_others(osworld_g, tmp
     assert not list((tmp_path / "stop").glob("*.parquet"))
     r = runner.invoke(app, [*args, "--output", str(tmp_path / "skip"), "--skip-missing"])
     assert r.exit_code == 0, r.output
-    assert "written 6, skipped 1" in r.output and "invalid box_type" in r.output
-    assert len(list(iter_steps(tmp_path / "skip" / "osworld_g.parquet"))) == 6
+    assert "written 7, skipped 1" in r.output and "invalid box_type" in r.output
+    assert len(list(iter_steps(tmp_path / "skip" / "osworld_g.parquet"))) == 7
 
 
 @pytest.mark.parametrize("vertex", [[10**400, 100], [100, -(10**400)], [1e308 * 10, 5]])
@@ -220,7 +221,7 @@ def test_polygon_vertex_beyond_the_float_range_is_a_row_error(vertex, osworld_g,
         errors = [line for line in r.output.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and "OSWorld-G:FIXTUREPG1-0" in errors[0] and field in errors[0], r.output
         r = runner.invoke(app, [*args, "--output", str(tmp_path / f"skip_{source}"), "--skip-missing"])
-        assert r.exit_code == 0 and "written 5, skipped 1" in r.output and f"invalid {field}" in r.output, r.output
+        assert r.exit_code == 0 and "written 6, skipped 1" in r.output and f"invalid {field}" in r.output, r.output
     preds = tmp_path / "osworld_g.jsonl"
     preds.write_text(json.dumps(_row(0, polygon=[[0, 0], vertex, [0, 5]], point=(0, 0))) + "\n")
     r = runner.invoke(app, ["eval", "--predictions", str(preds), "--benchmark", "osworld_g"])
@@ -426,7 +427,7 @@ def test_osworld_g_verdicts_are_the_official_evaluators(osworld_g, tmp_path):
     answers = {"OSWorld-G:0FOB4CLBT2-0": _gold_answer(steps["OSWorld-G:0FOB4CLBT2-0"], far=False),
                "OSWorld-G:FIXTUREPG1-0": None, "OSWorld-G:FIXTUREPG1-1": unreadable,
                "OSWorld-G:FIXTURERF1-0": unreadable, "OSWorld-G:FIXTUREUC1-0": unreadable,
-               "OSWorld-G:FIXTURE4K1-0": unreadable}
+               "OSWorld-G:FIXTURE4K1-0": unreadable, "OSWorld-G:FIXTUREEG1-0": unreadable}
 
     def run(edge: tuple[int, int]) -> dict:
         click = f"<answer>[{{'action': 'click', 'point': [{edge[0]}, {edge[1]}], 'input_text': 'no input text'}}]</answer>"
@@ -440,14 +441,14 @@ def test_osworld_g_verdicts_are_the_official_evaluators(osworld_g, tmp_path):
         return json.loads(out.read_text())
 
     right, left = run((300, 130)), run((100, 250))
-    assert right["unparseable"]["count"] == 4
-    assert right["metrics"]["overall"] == pytest.approx(2 / 6) and left["metrics"]["overall"] == pytest.approx(3 / 6)
-    assert right["counts"]["overall_no_refusal"] == {"hits": 2, "n": 5}
-    assert right["metrics"]["per_group"] == {"text_matching": 0.5, "element_recognition": 0.5,
+    assert right["unparseable"]["count"] == 5
+    assert right["metrics"]["overall"] == pytest.approx(2 / 7) and left["metrics"]["overall"] == pytest.approx(3 / 7)
+    assert right["counts"]["overall_no_refusal"] == {"hits": 2, "n": 6}
+    assert right["metrics"]["per_group"] == {"text_matching": 0.5, "element_recognition": pytest.approx(1 / 3),
                                              "layout_understanding": 0.0, "fine_grained_manipulation": 0.0,
                                              "refusal": 0.0, "unclassified": 1.0}
     assert left["metrics"]["per_group"]["layout_understanding"] == 1.0
-    assert right["metrics"]["per_box_type"] == {"bbox": 2 / 4, "polygon": 0.0, "refusal": 0.0}
+    assert right["metrics"]["per_box_type"] == {"bbox": 2 / 5, "polygon": 0.0, "refusal": 0.0}
 
 
 def _click(x: float, y: float) -> str:
@@ -459,7 +460,7 @@ def _click(x: float, y: float) -> str:
     # OSWorld-G: all coordinates in [0, 1] are fractions; (1, 1) is the far corner, not the box at the origin
     ("osworld_g", {"0FOB4CLBT2-0": (0.748, 0.3154), "FIXTUREPG1-0": (130 / 1280, 300 / 720),
                    "FIXTUREPG1-1": (0.55, 0.08), "FIXTURERF1-0": (0.5, 0.5), "FIXTUREUC1-0": (1, 1),
-                   "FIXTURE4K1-0": (3730 / 3840, 50 / 2160)}, 4 / 6),
+                   "FIXTURE4K1-0": (3730 / 3840, 50 / 2160), "FIXTUREEG1-0": (60 / 1920, 550 / 1080)}, 5 / 7),
     # MMBench-GUI: neither coordinate above 1 reads as fractions; (1, 320) stays pixels (y > 1)
     ("mmbench_gui", {"L2_annotations:0": (0.391, 0.143), "L2_annotations:1": (0.1, 0.95),
                      "L2_annotations:2": (1, 320), "L2_annotations:3": (0.82, 0.94),

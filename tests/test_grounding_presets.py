@@ -112,6 +112,40 @@ def test_grid1000_answer_maps_as_k_over_1000_times_the_width(preset, tmp_path):
     assert data["metrics"]["overall"] == 0.5, data["metrics"]
 
 
+@pytest.mark.parametrize(("preset", "hit", "miss"), [
+    ("uivenus15", 29, 28), ("guiowl15", 29, 28), ("mai_ui", 29, 28), ("uitars15", None, None),
+    ("step_gui", 30, 29), ("uground", 30, 29),  # int(k / 1000 x W): 29 -> int(55.68) = 55, left of the edge
+    ("qwen3vl", 29.9, 28.9),  # int(x) / 1000 x W: 29.9 -> 29 -> 55.68, on the edge
+])
+def test_exact_edge_of_the_osworld_g_fixture_as_each_model_maps(preset, hit, miss, files, tmp_path):
+    """Issue 51 classes 3 and 7 on the OSWorld-G fixture's edge row (FIXTUREEG1-0, x from 29 / 1000 x 1920 =
+    55.68 px), through ``data convert`` and ``eval --preset``: each model's own arithmetic decides the edge
+    (k / 1000 x W; GELab-Zero's and UGround's int() truncation; the Qwen3-VL cookbook's int(x) first). UI-TARS-1.5
+    answers in resized pixels: its point at the edge is round(x / resized W x W, 3), found from the preset's
+    resize."""
+    step = next(s for s in iter_benchmark(files["osworld_g"]) if s.id == "OSWorld-G:FIXTUREEG1-0")
+    assert step.bbox[0] == 29 / 1000 * 1920 == 55.68
+    geometry = get_preset(preset).geometry(*step.image_size, "osworld_g")
+    if preset == "uitars15":  # the resized pixel whose mapping lands on or just left of 55.68
+        scale = 1920 / geometry.resized_width
+        hit = next(k for k in range(200) if round(k * scale, 3) >= 55.68)
+        miss = hit - 1
+
+    def answer(k: float) -> str:
+        if preset == "qwen3vl":
+            return f'[{{"point_2d": [{k}, 550], "label": "menu"}}]'
+        return answer_in_frame(preset, k, 550 if preset != "uitars15" else round(550 / 1080 * geometry.resized_height))
+
+    rows = [{"id": f"{step.id}#{k}", "instruction": step.instruction, **gold_columns(step), "group": step.group,
+             "ui_type": step.ui_type, "pred": answer(k),
+             "resize": {"resized_size": [geometry.resized_width, geometry.resized_height]}} for k in (hit, miss)]
+    data = _eval(rows, "osworld_g", preset, tmp_path / "osworld_g_test.jsonl")
+    assert data["unparseable"]["count"] == 0 and data["counts"]["n"] == 2, data
+    assert data["metrics"]["overall"] == 0.5, (data["metrics"], data["data"])
+    read = {r["id"]: reparse_row(r, get_preset(preset), "osworld_g") for r in rows}
+    assert read[rows[0]["id"]]["pred_coord"][0] >= 55.68 > read[rows[1]["id"]]["pred_coord"][0]
+
+
 def _gold_rows(answers: dict[str, str], box: list[float], size: tuple[int, int] = (1920, 1080),
                resized: tuple[int, int] | None = None) -> list[dict]:
     """ScreenSpot rows with the gold ``box`` on a ``size`` screen, one per answer (id -> the model's text)."""
