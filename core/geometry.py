@@ -43,12 +43,16 @@ def smart_resize(
     factor: int = QWEN25VL_FACTOR,
     min_pixels: int = QWEN25VL_MIN_PIXELS,
     max_pixels: int = QWEN25VL_MAX_PIXELS,
+    *,
+    qwen_vl_utils: bool = False,
 ) -> tuple[int, int]:
     """(height, width) of the resized image, exactly as the Qwen2.5-VL / Qwen3-VL image processors compute it.
 
-    Matches ``transformers``' ``smart_resize`` for every input, and ``qwen_vl_utils.smart_resize`` whenever both
-    sides are at least ``factor / 2`` pixels (they differ only for slivers thinner than that). Both sides become multiples of ``factor``; the area is brought into [min_pixels, max_pixels] keeping the
-    aspect ratio. Uses Python's ``round`` (banker's rounding), as the reference does.
+    Matches ``transformers``' ``smart_resize`` for every input. With ``qwen_vl_utils``, matches
+    ``qwen_vl_utils.smart_resize`` (0.0.14) instead, which differs only for slivers thinner than ``factor / 2``: a
+    side rounded to 0 becomes ``factor``, and one floored to 0 under ``max_pixels`` stays 0 (transformers: ``factor``
+    in both). Both sides become multiples of ``factor``; the area is brought into [min_pixels, max_pixels] keeping
+    the aspect ratio. Uses Python's ``round`` (banker's rounding), as the reference does.
     Raises ``ValueError`` for non-positive sizes or an aspect ratio over 200.
     """
     if height <= 0 or width <= 0:
@@ -57,12 +61,13 @@ def smart_resize(
         raise ValueError(
             f"absolute aspect ratio must be smaller than {MAX_ASPECT_RATIO}, got {max(height, width) / min(height, width)}"
         )
-    h_bar = round(height / factor) * factor
-    w_bar = round(width / factor) * factor
+    rounded_floor, floored_floor = (factor, 0) if qwen_vl_utils else (0, factor)
+    h_bar = max(rounded_floor, round(height / factor) * factor)
+    w_bar = max(rounded_floor, round(width / factor) * factor)
     if h_bar * w_bar > max_pixels:
         beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+        h_bar = max(floored_floor, math.floor(height / beta / factor) * factor)
+        w_bar = max(floored_floor, math.floor(width / beta / factor) * factor)
     elif h_bar * w_bar < min_pixels:
         beta = math.sqrt(min_pixels / (height * width))
         h_bar = math.ceil(height * beta / factor) * factor
@@ -82,25 +87,12 @@ def budget_resize(width: int, height: int, max_pixels: int) -> tuple[int, int]:
 
 def fetch_image_resize(width: int, height: int) -> tuple[int, int]:
     """(width, height) of a ``width`` x ``height`` image after qwen-vl-utils' ``fetch_image`` with its defaults
-    (qwen_vl_utils 0.0.14 ``vision_process.py`` ``smart_resize``: factor 28, 3,136 .. 12,845,056 pixels). Its
-    arithmetic is :func:`smart_resize`'s except that a side rounded to 0 becomes ``factor`` and a side floored to
-    0 stays 0, where PIL then refuses the image (``ValueError`` here). GUI-R1's ScreenSpot script hands the
-    processor this image and calls its size the "origin" (icey-zhang/GUI-R1 @ 0ec02be
-    ``guir1/inference/inference_vllm_screenspot.py:106``, ``:120-121``)."""
-    if height <= 0 or width <= 0:
-        raise ValueError(f"image size must be positive, got height={height}, width={width}")
-    if max(height, width) / min(height, width) > MAX_ASPECT_RATIO:
-        raise ValueError(
-            f"absolute aspect ratio must be smaller than {MAX_ASPECT_RATIO}, got {max(height, width) / min(height, width)}"
-        )
-    f = QWEN_VL_UTILS_FACTOR
-    h_bar, w_bar = max(f, round(height / f) * f), max(f, round(width / f) * f)
-    if h_bar * w_bar > QWEN_VL_UTILS_MAX_PIXELS:
-        beta = math.sqrt((height * width) / QWEN_VL_UTILS_MAX_PIXELS)
-        h_bar, w_bar = math.floor(height / beta / f) * f, math.floor(width / beta / f) * f
-    elif h_bar * w_bar < QWEN_VL_UTILS_MIN_PIXELS:
-        beta = math.sqrt(QWEN_VL_UTILS_MIN_PIXELS / (height * width))
-        h_bar, w_bar = math.ceil(height * beta / f) * f, math.ceil(width * beta / f) * f
+    (qwen_vl_utils 0.0.14 ``vision_process.py`` ``smart_resize``: factor 28, 3,136 .. 12,845,056 pixels;
+    :func:`smart_resize` with ``qwen_vl_utils``); a side of 0, which PIL then refuses, is a ``ValueError`` here.
+    GUI-R1's ScreenSpot script hands the processor this image and calls its size the "origin" (icey-zhang/GUI-R1 @
+    0ec02be ``guir1/inference/inference_vllm_screenspot.py:106``, ``:120-121``)."""
+    h_bar, w_bar = smart_resize(height, width, QWEN_VL_UTILS_FACTOR, QWEN_VL_UTILS_MIN_PIXELS,
+                                QWEN_VL_UTILS_MAX_PIXELS, qwen_vl_utils=True)
     if h_bar <= 0 or w_bar <= 0:
         raise ValueError(f"qwen-vl-utils resizes a {width}x{height} image to {w_bar}x{h_bar}, which PIL refuses")
     return w_bar, h_bar

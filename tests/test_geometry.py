@@ -41,6 +41,18 @@ def test_smart_resize_matches_qwen_vl_utils(h, w, limits, factor):
     assert smart_resize(h, w, factor, *limits) == reference(h, w, factor, *limits)
 
 
+@settings(max_examples=400, deadline=None)
+@given(h=st.integers(1, 8000), w=st.integers(1, 8000), limits=pixel_limits, factor=st.sampled_from([28, 32]))
+def test_smart_resize_with_qwen_vl_utils_matches_it_on_slivers_too(h, w, limits, factor):
+    """``qwen_vl_utils=True`` is qwen-vl-utils' arithmetic for every size, slivers thinner than factor / 2 too
+    (where transformers' differs)."""
+    from qwen_vl_utils.vision_process import smart_resize as reference
+
+    if max(h, w) / min(h, w) > 200:
+        return
+    assert smart_resize(h, w, factor, *limits, qwen_vl_utils=True) == reference(h, w, factor, *limits)
+
+
 def test_smart_resize_known_values():
     # A 1080x2400 phone screenshot at GUI-R1's training budget and at the processor default.
     assert smart_resize(2400, 1080, max_pixels=GUIR1_TRAIN_MAX_PIXELS) == (1652, 728)
