@@ -146,6 +146,34 @@ def test_exact_edge_of_the_osworld_g_fixture_as_each_model_maps(preset, hit, mis
     assert read[rows[0]["id"]]["pred_coord"][0] >= 55.68 > read[rows[1]["id"]]["pred_coord"][0]
 
 
+@pytest.mark.parametrize(("preset", "answer"), [
+    ("guiowl15", "The menu button is in the top-left corner."),   # class 5: no coordinate -> [0, 0]
+    ("uivenus", "The box is [10, 10, 30, 20]."),                   # class 6: text around the box -> (0, 0)
+    ("guig2", "[12, 12]"),                                        # class 6: two numbers are no box -> (0, 0)
+    ("gta1", "(12.5, 12)"),                                       # class 6: a decimal fails int() -> (0, 0)
+    ("aguvis", "click the menu"),                                 # VLMEvalKit: no x=, y= -> (0.0, 0.0)
+])
+def test_fallback_to_the_origin_on_the_osworld_g_fixture(preset, answer, files, tmp_path):
+    """Issue 51 classes 5 and 6 on the OSWorld-G fixture, through ``data convert`` and ``eval --preset``: an
+    answer the authors' code cannot read becomes the point (0, 0), which hits the fixture's row whose box holds the
+    origin (FIXTUREUC1-0) and misses a box elsewhere (0FOB4CLBT2-0); read tolerantly, neither row is hit."""
+    steps = {s.id: s for s in iter_benchmark(files["osworld_g"])}
+    rows = []
+    for key in ("OSWorld-G:FIXTUREUC1-0", "OSWorld-G:0FOB4CLBT2-0"):
+        step = steps[key]
+        geometry = get_preset(preset).geometry(*step.image_size, "osworld_g")
+        rows.append({"id": step.id, "instruction": step.instruction, **gold_columns(step), "group": step.group,
+                     "ui_type": step.ui_type, "pred": answer,
+                     "resize": {"resized_size": [geometry.resized_width, geometry.resized_height]}})
+    assert steps["OSWorld-G:FIXTUREUC1-0"].bbox[:2] == (0, 0)
+    read = [reparse_row(r, get_preset(preset), "osworld_g") for r in rows]
+    assert [r["pred_coord"] for r in read] == [[0.0, 0.0], [0.0, 0.0]] and all(r["parse_ok"] for r in read), read
+    data = _eval(rows, "osworld_g", preset, tmp_path / "osworld_g_test.jsonl")
+    assert data["metrics"]["overall"] == 0.5 and data["counts"]["n"] == 2, data["metrics"]
+    tolerant = [reparse_row(r, get_preset(preset), "osworld_g", "tolerant") for r in rows]
+    assert all(t["pred_coord"] != [0.0, 0.0] for t in tolerant), tolerant
+
+
 def _gold_rows(answers: dict[str, str], box: list[float], size: tuple[int, int] = (1920, 1080),
                resized: tuple[int, int] | None = None) -> list[dict]:
     """ScreenSpot rows with the gold ``box`` on a ``size`` screen, one per answer (id -> the model's text)."""
