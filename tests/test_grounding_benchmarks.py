@@ -354,6 +354,11 @@ def test_bad_gold_and_modes(tmp_path):
         _score(tmp_path, [_row(0, polygon=[[0, 0], [1, 1]], point=(0, 0))], "osworld_g")
     with pytest.raises(PredictionFileError, match="group"):
         _score(tmp_path, [_row(0, ui_type="basic", point=(0, 0))], "mmbench_gui")
+    for bad in ([0.1, 0.2, 0.3], [0.1, 0.2, "x", 0.4], "0.1 0.2 0.3 0.4"):  # the fractions box: 4 numbers
+        row = {**_row(0, group="os_web", ui_type="basic", point=(5, 5)), "gt_bbox_fractions": bad}
+        with pytest.raises(PredictionFileError, match="gt_bbox_fractions") as err:
+            _score(tmp_path, [row], "mmbench_gui")
+        assert ":1" in str(err.value), str(err.value)
     for name in ("osworld_g", "ui_vision", "mmbench_gui"):
         assert BENCHMARKS[name].modes == ("strict",) and BENCHMARKS[name].kind == "grounding"
         with pytest.raises(ValueError, match="no 'guir1' mode"):
