@@ -16,7 +16,9 @@ engine (``VERL_CPU_RESPONSE_LOGPROBS=0``), ``response`` the CPU platform's defau
 
 Printed per recipe and engine: seconds per step (the mean over the steps after the first, which also pays
 start-up), the seconds of a step in rollout (``timing_s/gen``: generation, the phone and the reward: verl 0.9.1's v1
-trainer scores rewards inside the rollout, its reward loop), log-probs (``old_log_prob`` + ``ref``), the actor update
+trainer scores rewards inside the rollout, its reward loop; for the mobile-agent recipe also the seconds an episode
+spent in each of the three, ``timing_s/episode/<part>/mean``, whose sum exceeds the rollout's wall time because the
+episodes of a step run concurrently), log-probs (``old_log_prob`` + ``ref``), the actor update
 (``update_actor``), the weight sync (``update_weights``) and the rest (advantages, bookkeeping); the wall time of the
 whole launch; peak memory: the largest resident set of the launch's whole process tree (Ray workers included),
 sampled every 0.5 s; verl's on-policy check (``training/rollout_probs_diff_max``: the rollout's log-probs against
@@ -50,6 +52,9 @@ from core.training_logs import step_metrics  # noqa: E402
 
 #: Engine name -> VERL_CPU_RESPONSE_LOGPROBS (verl/plugins/verl_response_logprobs.py).
 ENGINES = {"verl": "0", "response": "1"}
+#: Seconds an episode of the mobile-agent recipe (the ``gui_agent`` loop's ``extra_fields["timing_s"]``, logged by
+#: ``gui_agent_trainer`` as ``timing_s/episode/<part>/mean``): the rollout's generation, phone and reward apart.
+EPISODE_PARTS = ("generate", "phone", "reward")
 PARTS = {"rollout": ("timing_s/gen",), "log-probs": ("timing_s/old_log_prob", "timing_s/ref"),
          "update": ("timing_s/update_actor",), "weight sync": ("timing_s/update_weights",)}
 
@@ -129,6 +134,10 @@ def measure(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
     for name, keys in PARTS.items():
         out[name] = sum(sum(m.get(k, 0.0) for k in keys) for m in later) / len(later)
     out["other"] = per_step - sum(out[name] for name in PARTS)
+    for part in EPISODE_PARTS:  # the mobile-agent recipe only
+        values = [m[f"timing_s/episode/{part}/mean"] for m in later if f"timing_s/episode/{part}/mean" in m]
+        if values:
+            out[f"episode {part}"] = sum(values) / len(values)
     return out
 
 
@@ -166,6 +175,9 @@ def main() -> None:
                   f"{parts}; launch {r['launch']:.0f} s, peak resident {r['peak GiB']:.2f} GiB (process tree), "
                   f"rollout-vs-actor log-prob diff {r['probs diff']:.1e}, load average {r['load before']:.1f} "
                   f"before / {r['load after']:.1f} after")
+            if "episode generate" in r:  # episodes run concurrently: these add up to more than the rollout's wall
+                print(f"{recipe} / {engine}: seconds an episode (mean, steps 2-{args.steps}): " + ", ".join(
+                    f"{part} {r[f'episode {part}']:.3g}" for part in EPISODE_PARTS))
         if len(results) == 2:
             new, old = results["response"], results["verl"]
             keys = ("step", *PARTS, "launch", "peak GiB")

@@ -25,8 +25,12 @@ request's ``max_tokens``; unset: what the response budget leaves). The reward (:
 turn boundaries are known, and returned as ``reward_score`` with every part in
 ``extra_fields["reward_extra_info"]``; per turn, ``extra_fields["anchors"]`` and ``["step_rewards"]``
 (:func:`turn_credit`) carry what GiGPO's step-level credit needs (``algorithm.adv_estimator=gigpo``,
-``gui_agent_trainer``). A failure inside one episode (bad row, env error) ends that episode with
-reward 0 and ``extra_fields["error"]``; it never raises out of the rollout worker.
+``gui_agent_trainer``). ``extra_fields["timing_s"]`` holds the episode's seconds in generation
+(``generate``: the server's calls), on the phone (``phone``: executing the answers and writing the next turns)
+and in its reward (``reward``: the per-turn scores, the episode reward and the step credit), which the trainer logs
+per step as ``timing_s/episode/<part>/mean`` (verl's own ``timing_s/gen`` holds all three and the waiting between
+them). A failure inside one episode (bad row, env error) ends that episode with reward 0 and
+``extra_fields["error"]``; it never raises out of the rollout worker.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from verl.utils.profiler import simple_timer
 logger = logging.getLogger(__name__)
 
 AGENT_NAME = "gui_agent"
+#: ``extra_fields["timing_s"]`` part -> the episode's timer (verl's ``AgentLoopMetrics`` names, summed over turns).
+EPISODE_TIMING = {"generate": "generate_sequences", "phone": "tool_calls", "reward": "compute_score"}
 
 
 class GUIAgentState(Enum):
@@ -211,7 +217,8 @@ class GUIAgentLoop(AgentLoopBase):
         text = ep.last_text
         screen = session.episode.screen_size
         gold, gold_box = session.info.get("gold_action"), session.info.get("gold_box")
-        ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))  # 0 unless one mobile_use call
+        with simple_timer("compute_score", ep.metrics):  # 0 unless one mobile_use call
+            ep.turns.append(score_turn(text, gold, gold_box, self.tool.grid, screen))
         before = len(session.conversation)
         with simple_timer("tool_calls", ep.metrics):  # the RecipeSession executes it and writes the next turn
             session.act(text, context_full=len(ep.response_mask) >= self.response_length)
@@ -245,16 +252,17 @@ class GUIAgentLoop(AgentLoopBase):
     async def _finish(self, ep: _Episode, error: str | None) -> AgentLoopOutput:
         session = self.tool.sessions.get(ep.instance_id)
         success = bool(session.episode.success) if session is not None and error is None else False
-        reward, parts = episode_reward(ep.turns, success, aggregation=self.gui.aggregation,
-                                       completion_bonus=self.gui.completion_bonus)
+        steps = session.episode.steps if session is not None else []
+        with simple_timer("compute_score", ep.metrics):
+            reward, parts = episode_reward(ep.turns, success, aggregation=self.gui.aggregation,
+                                           completion_bonus=self.gui.completion_bonus)
+            anchors, step_rewards = turn_credit(ep.turns, steps, success, ep.instance_id,
+                                                completion_bonus=self.gui.completion_bonus)
         if error is not None:
             reward = 0.0
-        steps = session.episode.steps if session is not None else []
         parts.update({"gui_agent/invalid": float(sum(s.invalid is not None for s in steps)),
                       "gui_agent/tool_calls": float(sum(s.invalid is None for s in steps)),
                       "gui_agent/context_budget": float(ep.ended_by == "context_budget")})
-        anchors, step_rewards = turn_credit(ep.turns, steps, success, ep.instance_id,
-                                            completion_bonus=self.gui.completion_bonus)
         if error is not None:
             step_rewards = [0.0] * len(step_rewards)  # as the episode's reward
         episode_row = session.episode.to_row() if session is not None else None
@@ -274,8 +282,9 @@ class GUIAgentLoop(AgentLoopBase):
             metrics=AgentLoopMetrics(**{k: v for k, v in ep.metrics.items() if k in AgentLoopMetrics.model_fields}),
             extra_fields={**ep.server_fields, "reward_extra_info": parts, "turn_texts": ep.turn_texts,
                           "feedback": ep.feedback, "ended_by": ep.ended_by, "episode": episode_row, "error": error,
-                          "anchors": anchors, "step_rewards": step_rewards},
+                          "anchors": anchors, "step_rewards": step_rewards,
+                          "timing_s": {part: float(ep.metrics.get(key, 0.0)) for part, key in EPISODE_TIMING.items()}},
         )
 
 
-__all__ = ["AGENT_NAME", "GUIAgentConfig", "GUIAgentLoop", "GUIAgentState", "create_kwargs_for", "turn_credit"]
+__all__ = ["AGENT_NAME", "EPISODE_TIMING", "GUIAgentConfig", "GUIAgentLoop", "GUIAgentState", "create_kwargs_for", "turn_credit"]

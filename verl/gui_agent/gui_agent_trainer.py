@@ -1,7 +1,9 @@
 """Per-step reward parts for every verl recipe of this project: verl 0.9.1's v1 sync trainer, registered as trainer
 mode ``gui_agent``, logging the mean of every reward part of the step's training samples (``gui_agent/<part>`` as
 ``gui_agent/<part>/mean``, any other part as ``reward/<part>/mean``) beside verl's own metrics, at every training
-step. The GUI-agent run scripts and ``make grpo-verl`` select it.
+step, and the mean seconds an episode spent in generation, on the phone and in its reward
+(``timing_s/episode/<part>/mean``, from the ``gui_agent`` loop's ``extra_fields["timing_s"]``;
+:func:`episode_timing_metrics`). The GUI-agent run scripts and ``make grpo-verl`` select it.
 
 verl 0.9.1's v1 trainer computes its per-step metrics from a fixed field list (``PPOTrainer._compute_metrics``); the
 reward parts travel in each sample's ``extra_fields["reward_extra_info"]`` (set by the ``gui_agent`` loop) and
@@ -58,6 +60,18 @@ def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) 
             name = key if key.startswith(PREFIX) else f"reward/{key}"
             values.setdefault(name, []).append(float(value))
     return {f"{key}/mean": float(np.mean(v)) for key, v in sorted(values.items())}
+
+
+def episode_timing_metrics(timings: Iterable[Mapping[str, Any] | None]) -> dict[str, float]:
+    """The mean over episodes of each part of their ``timing_s`` (seconds an episode: ``generate``, ``phone``,
+    ``reward``; the ``gui_agent`` loop's ``extra_fields``) as ``timing_s/episode/<part>/mean``. Samples without
+    one (GUI-R1's single-turn rows) add nothing; non-numbers are skipped."""
+    values: dict[str, list[float]] = {}
+    for timing in timings:
+        for part, value in (timing or {}).items():
+            if not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)):
+                values.setdefault(part, []).append(float(value))
+    return {f"timing_s/episode/{part}/mean": float(np.mean(v)) for part, v in sorted(values.items())}
 
 
 def mask_segments(token_ids: Sequence[int], mask: Sequence[int], decode: Callable[[list[int]], str],
@@ -316,6 +330,8 @@ def trainer_class() -> type:
             keys, data = step_samples(batch, ["extra_fields", "rm_scores", "extra_info"])
             extras = data["extra_fields"]
             metrics.update(reward_part_metrics((e or {}).get("reward_extra_info") for e in extras))
+            metrics.update(episode_timing_metrics((e or {}).get("timing_s") for e in extras
+                                                  if not (e or {}).get("replayed")))  # a replay's time is old
             try:
                 counts = group_metrics(keys, extras, self.rl.success_metric, data["rm_scores"])
             except ValueError:  # no success part (a custom reward): no group counts, no difficulty filter
@@ -351,5 +367,5 @@ def register() -> None:
         register_trainer(TRAINER_MODE)(trainer_class())
 
 
-__all__ = ["BASE_MODE", "TRAINER_MODE", "cap_dynamic_sampling", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics",
+__all__ = ["BASE_MODE", "TRAINER_MODE", "cap_dynamic_sampling", "episode_timing_metrics", "mask_segments", "sample_row", "step_samples", "register", "reward_part_metrics",
            "trainer_class", "write_response_masks"]
