@@ -17,8 +17,8 @@ engine (``VERL_CPU_RESPONSE_LOGPROBS=0``), ``response`` the CPU platform's defau
 Printed per recipe and engine: seconds per step (the mean over the steps after the first, which also pays
 start-up), the seconds of a step in rollout (``timing_s/gen``: generation, the phone and the reward: verl 0.9.1's v1
 trainer scores rewards inside the rollout, its reward loop; for the mobile-agent recipe also the seconds an episode
-spent in each of the three, ``timing_s/episode/<part>/mean``, whose sum exceeds the rollout's wall time because the
-episodes of a step run concurrently), log-probs (``old_log_prob`` + ``ref``), the actor update
+spent in generation, on the phone, in its reward and building its tokens, ``timing_s/episode/<part>/mean``, which
+need not add up to the rollout's wall time: the episodes of a step run concurrently), log-probs (``old_log_prob`` + ``ref``), the actor update
 (``update_actor``), the weight sync (``update_weights``) and the rest (advantages, bookkeeping); the wall time of the
 whole launch; peak memory: the largest resident set of the launch's whole process tree (Ray workers included),
 sampled every 0.5 s; verl's on-policy check (``training/rollout_probs_diff_max``: the rollout's log-probs against
@@ -53,8 +53,9 @@ from core.training_logs import step_metrics  # noqa: E402
 #: Engine name -> VERL_CPU_RESPONSE_LOGPROBS (verl/plugins/verl_response_logprobs.py).
 ENGINES = {"verl": "0", "response": "1"}
 #: Seconds an episode of the mobile-agent recipe (the ``gui_agent`` loop's ``extra_fields["timing_s"]``, logged by
-#: ``gui_agent_trainer`` as ``timing_s/episode/<part>/mean``): the rollout's generation, phone and reward apart.
-EPISODE_PARTS = ("generate", "phone", "reward")
+#: ``gui_agent_trainer`` as ``timing_s/episode/<part>/mean``): the rollout's generation, phone, reward and token
+#: building apart.
+EPISODE_PARTS = ("generate", "phone", "reward", "tokens")
 PARTS = {"rollout": ("timing_s/gen",), "log-probs": ("timing_s/old_log_prob", "timing_s/ref"),
          "update": ("timing_s/update_actor",), "weight sync": ("timing_s/update_weights",)}
 

@@ -320,7 +320,7 @@ def test_scripted_episode_tokens_mask_images_and_reward(processor, held_out_task
     assert parts["gui_agent/tool_calls"] == n_turns and parts["gui_agent/invalid"] == 0
     # the episode's seconds in generation, on the phone and in its reward, apart
     timing = out.extra_fields["timing_s"]
-    assert set(timing) == {"generate", "phone", "reward"} and all(v > 0 for v in timing.values()), timing
+    assert set(timing) == {"generate", "phone", "reward", "tokens"} and all(v > 0 for v in timing.values()), timing
 
 
 @pytest.mark.parametrize("on_invalid", ["end", "feedback"])

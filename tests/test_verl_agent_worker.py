@@ -225,7 +225,7 @@ def test_reward_parts_reach_the_per_step_metrics(recipe_config, two_tasks) -> No
     assert 0 < metrics["gui_agent/type/mean"] < 1  # the first wait is the wrong type on these tasks
     assert metrics["gui_agent/success/mean"] == 1.0
     timing = gui_agent_trainer.episode_timing_metrics(out.non_tensor_batch["timing_s"])
-    assert set(timing) == {f"timing_s/episode/{part}/mean" for part in ("generate", "phone", "reward")}
+    assert set(timing) == {f"timing_s/episode/{part}/mean" for part in ("generate", "phone", "reward", "tokens")}
     assert all(v > 0 for v in timing.values()), timing
     assert gui_agent_trainer.episode_timing_metrics([None, {"phone": 1, "reward": 0.5}, {"phone": 2.0},
                                                      {"flag": True, "why": "text"}]) == \

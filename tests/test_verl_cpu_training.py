@@ -55,7 +55,7 @@ AGENT_METRICS = ("critic/score/mean", "actor/pg_loss", "actor/kl_loss", "actor/e
                  "num_turns/mean", "response_length/mean", "training/rollout_probs_diff_max", "timing_s/step",
                  *(f"gui_agent/{part}/mean" for part in ("type", "coord", "text", "format", "success", "turns",
                                                          "invalid", "tool_calls")),
-                 *(f"timing_s/episode/{part}/mean" for part in ("generate", "phone", "reward")))
+                 *(f"timing_s/episode/{part}/mean" for part in ("generate", "phone", "reward", "tokens")))
 FAST_ARGS = ["trainer.total_training_steps=2", "trainer.save_freq=2", "actor_rollout_ref.actor.entropy_coeff=0.01",
              "actor_rollout_ref.actor.optim.lr=1e-3"]
 

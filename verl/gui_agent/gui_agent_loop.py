@@ -26,9 +26,10 @@ turn boundaries are known, and returned as ``reward_score`` with every part in
 ``extra_fields["reward_extra_info"]``; per turn, ``extra_fields["anchors"]`` and ``["step_rewards"]``
 (:func:`turn_credit`) carry what GiGPO's step-level credit needs (``algorithm.adv_estimator=gigpo``,
 ``gui_agent_trainer``). ``extra_fields["timing_s"]`` holds the episode's seconds in generation
-(``generate``: the server's calls), on the phone (``phone``: executing the answers and writing the next turns)
-and in its reward (``reward``: the per-turn scores, the episode reward and the step credit), which the trainer logs
-per step as ``timing_s/episode/<part>/mean`` (verl's own ``timing_s/gen`` holds all three and the waiting between
+(``generate``: the server's calls), on the phone (``phone``: executing the answers and writing the next turns),
+in its reward (``reward``: the per-turn scores, the episode reward and the step credit) and building its tokens
+(``tokens``: the screenshots read, the chat template and the processor, the turns merged), which the trainer logs
+per step as ``timing_s/episode/<part>/mean`` (verl's own ``timing_s/gen`` holds all four and the waiting between
 them). A failure inside one episode (bad row, env error) ends that episode with reward 0 and
 ``extra_fields["error"]``; it never raises out of the rollout worker.
 """
@@ -51,7 +52,10 @@ logger = logging.getLogger(__name__)
 
 AGENT_NAME = "gui_agent"
 #: ``extra_fields["timing_s"]`` part -> the episode's timer (verl's ``AgentLoopMetrics`` names, summed over turns).
-EPISODE_TIMING = {"generate": "generate_sequences", "phone": "tool_calls", "reward": "compute_score"}
+#: ``tokens``: reading the row's screenshot and building / merging the token sequence (the chat template, the
+#: processor on each screenshot), this loop's own timer.
+EPISODE_TIMING = {"generate": "generate_sequences", "phone": "tool_calls", "reward": "compute_score",
+                  "tokens": "build_tokens"}
 
 
 class GUIAgentState(Enum):
@@ -161,10 +165,12 @@ class GUIAgentLoop(AgentLoopBase):
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         messages = list(kwargs["raw_prompt"])
         extra_info = dict(kwargs.get("extra_info") or {})
-        mm = await self.process_multi_modal_info(messages)
+        metrics: dict[str, Any] = {}
+        with simple_timer("build_tokens", metrics):
+            mm = await self.process_multi_modal_info(messages)
         ep = _Episode(messages=messages, images=list(mm.get("images") or []), instance_id="",
                       request_id=uuid4().hex, prompt_ids=[], response_mask=[], response_logprobs=[], turn_texts=[],
-                      turns=[], metrics={}, feedback={}, server_fields={})
+                      turns=[], metrics=metrics, feedback={}, server_fields={})
         error = None
         try:
             ep.instance_id, _ = await self.tool.create(
@@ -186,8 +192,9 @@ class GUIAgentLoop(AgentLoopBase):
     # ------------------------------------------------------------------------------------------ states
 
     async def _pending(self, ep: _Episode) -> GUIAgentState:
-        ep.prompt_ids = await self.ct_build_initial_tokens(ep.messages, tools=self.tool_schemas,
-                                                           images=ep.images or None)
+        with simple_timer("build_tokens", ep.metrics):
+            ep.prompt_ids = await self.ct_build_initial_tokens(ep.messages, tools=self.tool_schemas,
+                                                               images=ep.images or None)
         return GUIAgentState.GENERATING
 
     async def _generating(self, ep: _Episode, sampling_params: dict[str, Any]) -> GUIAgentState:
@@ -203,9 +210,10 @@ class GUIAgentLoop(AgentLoopBase):
             ep.server_fields["max_global_steps"] = output.extra_fields["max_global_steps"]
         if not output.log_probs:
             ep.response_logprobs = None  # one turn without log-probs: the episode has none (verl recomputes)
-        merge, ep.response_mask, logprobs = await self.ct_merge_assistant_token(
-            ep.prompt_ids, output.token_ids, ep.response_mask, ep.response_logprobs,
-            assistant_logprobs=output.log_probs if ep.response_logprobs is not None else None)
+        with simple_timer("build_tokens", ep.metrics):
+            merge, ep.response_mask, logprobs = await self.ct_merge_assistant_token(
+                ep.prompt_ids, output.token_ids, ep.response_mask, ep.response_logprobs,
+                assistant_logprobs=output.log_probs if ep.response_logprobs is not None else None)
         ep.response_logprobs = logprobs if ep.response_logprobs is not None else None
         ep.prompt_ids = merge.token_ids
         ep.last_text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
@@ -231,9 +239,10 @@ class GUIAgentLoop(AgentLoopBase):
             ep.feedback[len(ep.turn_texts) - 1] = new_message["content"]
         previous = list(ep.messages)
         ep.messages.append(new_message)
-        merge, mask, logprobs = await self.ct_merge_context_msg(previous, ep.messages, ep.prompt_ids,
-                                                                ep.response_mask, ep.response_logprobs,
-                                                                tools=self.tool_schemas)
+        with simple_timer("build_tokens", ep.metrics):
+            merge, mask, logprobs = await self.ct_merge_context_msg(previous, ep.messages, ep.prompt_ids,
+                                                                    ep.response_mask, ep.response_logprobs,
+                                                                    tools=self.tool_schemas)
         if len(mask) >= self.response_length:
             ep.messages.pop()
             return self._end(ep, "context_budget")

@@ -1,7 +1,7 @@
 """Per-step reward parts for every verl recipe of this project: verl 0.9.1's v1 sync trainer, registered as trainer
 mode ``gui_agent``, logging the mean of every reward part of the step's training samples (``gui_agent/<part>`` as
 ``gui_agent/<part>/mean``, any other part as ``reward/<part>/mean``) beside verl's own metrics, at every training
-step, and the mean seconds an episode spent in generation, on the phone and in its reward
+step, and the mean seconds an episode spent in generation, on the phone, in its reward and building its tokens
 (``timing_s/episode/<part>/mean``, from the ``gui_agent`` loop's ``extra_fields["timing_s"]``;
 :func:`episode_timing_metrics`). The GUI-agent run scripts and ``make grpo-verl`` select it.
 
@@ -64,7 +64,7 @@ def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) 
 
 def episode_timing_metrics(timings: Iterable[Mapping[str, Any] | None]) -> dict[str, float]:
     """The mean over episodes of each part of their ``timing_s`` (seconds an episode: ``generate``, ``phone``,
-    ``reward``; the ``gui_agent`` loop's ``extra_fields``) as ``timing_s/episode/<part>/mean``. Samples without
+    ``reward``, ``tokens``; the ``gui_agent`` loop's ``extra_fields``) as ``timing_s/episode/<part>/mean``. Samples without
     one (GUI-R1's single-turn rows) add nothing; non-numbers are skipped."""
     values: dict[str, list[float]] = {}
     for timing in timings:
