@@ -106,6 +106,10 @@ class Frame(str, Enum):
     GRID999 = "grid999"
 
 
+
+#: Relative grids: frame -> the coordinate of the right / bottom edge (a point k is k / n x W ORIGINAL px).
+GRID_SIZES = {Frame.GRID1000: 1000.0, Frame.GRID999: 999.0}
+
 @dataclass(frozen=True)
 class ImageGeometry:
     """Size of one image in every frame. ``width``/``height`` are ORIGINAL pixels."""
@@ -150,16 +154,15 @@ class ImageGeometry:
             return self.resized_width / self.width, self.resized_height / self.height
         if frame is Frame.NORMALIZED:
             return 1.0 / self.width, 1.0 / self.height
-        if frame is Frame.GRID999:
-            return 999.0 / self.width, 999.0 / self.height
-        return 1000.0 / self.width, 1000.0 / self.height
+        n = GRID_SIZES[frame]
+        return n / self.width, n / self.height
 
     def point(self, xy: Sequence[float], src: Frame | str, dst: Frame | str) -> tuple[float, float]:
         """Convert a point ``(x, y)`` from frame ``src`` to frame ``dst``. A 0-1000 point k becomes ORIGINAL pixels
         as ``k / 1000 * W``, the models' own code's arithmetic (``k / (1000 / W)`` can differ in the last bit, which
         decides a click exactly on a box edge); a ``grid999`` point p likewise as ``p / 999 * W``."""
-        if Frame(src) in (Frame.GRID1000, Frame.GRID999):
-            n = 1000 if Frame(src) is Frame.GRID1000 else 999
+        n = GRID_SIZES.get(Frame(src))
+        if n is not None:
             xy = float(xy[0]) / n * self.width, float(xy[1]) / n * self.height
             src = Frame.ORIGINAL
         sx0, sy0 = self.scale(src)
@@ -250,7 +253,7 @@ def to_crop(point: Sequence[float], box: Sequence[int]) -> tuple[float, float]:
 
 
 __all__ = [
-    "Frame", "GUIR1_TRAIN_MAX_PIXELS", "QWEN_VL_UTILS_FACTOR", "QWEN_VL_UTILS_MAX_PIXELS", "QWEN_VL_UTILS_MIN_PIXELS",
+    "Frame", "GRID_SIZES", "GUIR1_TRAIN_MAX_PIXELS", "QWEN_VL_UTILS_FACTOR", "QWEN_VL_UTILS_MAX_PIXELS", "QWEN_VL_UTILS_MIN_PIXELS",
     "budget_resize", "fetch_image_resize", "GUIR1_TRAIN_MIN_PIXELS", "ImageGeometry", "QWEN25VL_FACTOR",
     "QWEN25VL_MAX_PIXELS", "QWEN25VL_MIN_PIXELS", "QWEN3VL_FACTOR", "box_center", "clip_box", "from_crop",
     "normalized_distance", "point_in_box", "smart_resize", "to_crop", "xywh_to_xyxy", "zoom_box", "zoom_size",

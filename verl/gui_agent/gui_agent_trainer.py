@@ -47,31 +47,30 @@ BASE_MODE = "sync"
 PREFIX = "gui_agent/"
 
 
+def _episode_means(mappings: Iterable[Mapping[str, Any] | None], name: Callable[[str], str]) -> dict[str, float]:
+    """``name(key)/mean``: the mean over the mappings that have it of every numeric value (booleans and non-numbers
+    are skipped; a None mapping adds nothing)."""
+    values: dict[str, list[float]] = {}
+    for mapping in mappings:
+        for key, value in (mapping or {}).items():
+            if not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)):
+                values.setdefault(name(key), []).append(float(value))
+    return {f"{key}/mean": float(np.mean(v)) for key, v in sorted(values.items())}
+
+
 def reward_part_metrics(reward_extra_infos: Iterable[Mapping[str, Any] | None]) -> dict[str, float]:
     """The mean over episodes of every numeric reward part in their ``reward_extra_info``: ``gui_agent/<part>`` as
     ``gui_agent/<part>/mean``, any other part (GUI-R1's ``r1gui_format``, ``r1gui_accuracy``, ...) as
     ``reward/<part>/mean``. Episodes without one are skipped; a part missing from some episodes is averaged over
     those that have it; booleans and non-numbers are not parts."""
-    values: dict[str, list[float]] = {}
-    for info in reward_extra_infos:
-        for key, value in (info or {}).items():
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                continue
-            name = key if key.startswith(PREFIX) else f"reward/{key}"
-            values.setdefault(name, []).append(float(value))
-    return {f"{key}/mean": float(np.mean(v)) for key, v in sorted(values.items())}
+    return _episode_means(reward_extra_infos, lambda key: key if key.startswith(PREFIX) else f"reward/{key}")
 
 
 def episode_timing_metrics(timings: Iterable[Mapping[str, Any] | None]) -> dict[str, float]:
     """The mean over episodes of each part of their ``timing_s`` (seconds an episode: ``generate``, ``phone``,
-    ``reward``, ``tokens``; the ``gui_agent`` loop's ``extra_fields``) as ``timing_s/episode/<part>/mean``. Samples without
-    one (GUI-R1's single-turn rows) add nothing; non-numbers are skipped."""
-    values: dict[str, list[float]] = {}
-    for timing in timings:
-        for part, value in (timing or {}).items():
-            if not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)):
-                values.setdefault(part, []).append(float(value))
-    return {f"timing_s/episode/{part}/mean": float(np.mean(v)) for part, v in sorted(values.items())}
+    ``reward``, ``tokens``; the ``gui_agent`` loop's ``extra_fields``) as ``timing_s/episode/<part>/mean``. Samples
+    without one (GUI-R1's single-turn rows) add nothing; non-numbers are skipped."""
+    return _episode_means(timings, lambda part: f"timing_s/episode/{part}")
 
 
 def mask_segments(token_ids: Sequence[int], mask: Sequence[int], decode: Callable[[list[int]], str],
